@@ -1,0 +1,97 @@
+"""The corpus: the pool of seeded and chained works, deduplicated, filtered and curated.
+
+Nothing is deleted. Every pooled work gets one row in the screening table saying why it is in or
+out; the corpus tables hold the included works only. The order of verdicts is:
+
+1. duplicates (same DOI as a work kept earlier: seeds first, then earlier rounds, then smaller ID);
+2. filters, in spec order: year, type, language, retracted, citations (the first failing one is named);
+3. human decisions: `reject` excludes, `accept` includes even a filtered work. A human decision
+   always wins over a filter, never over deduplication.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from .curation import Decision
+from .tables import SCREENING, Bundle, conform
+
+
+@dataclass
+class CorpusResult:
+    corpus: Bundle
+    screening: pd.DataFrame
+
+
+def _origins(seeds: pd.DataFrame, candidates: pd.DataFrame, pool_ids: list[str]) -> pd.DataFrame:
+    seed_ids = set(seeds["work_id"])
+    admitted = candidates[candidates["admitted"]].set_index("work_id")
+    rows = []
+    for work_id in pool_ids:
+        if work_id in seed_ids:
+            rows.append({"work_id": work_id, "origin": "seed", "round": 0,
+                         "via": seeds.loc[seeds["work_id"] == work_id, "seeded_by"].iloc[0]})
+        else:
+            cand = admitted.loc[work_id]
+            rows.append({"work_id": work_id, "origin": "chain", "round": int(cand["round"]),
+                         "via": f"{cand['direction']}: {cand['via']}"})
+    return pd.DataFrame(rows, columns=["work_id", "origin", "round", "via"])
+
+
+def _duplicates(works: pd.DataFrame, origins: pd.DataFrame) -> dict[str, str]:
+    """work_id → the work it duplicates, for works sharing a DOI with a better-placed one."""
+    merged = works[["work_id", "doi"]].merge(origins[["work_id", "origin", "round"]], on="work_id")
+    merged = merged[merged["doi"].notna()]
+    merged["rank"] = (merged["origin"] != "seed").astype(int)
+    merged = merged.sort_values(["doi", "rank", "round", "work_id"], kind="mergesort")
+    keep = merged.groupby("doi", sort=False)["work_id"].transform("first")
+    return {w: k for w, k in zip(merged["work_id"], keep) if w != k}
+
+
+def _filter_verdict(work: dict[str, Any], spec: dict[str, Any]) -> str | None:
+    year = work["year"]
+    if spec["year_min"] is not None and (pd.isna(year) or year < spec["year_min"]):
+        return "filter:year_min"
+    if spec["year_max"] is not None and (pd.isna(year) or year > spec["year_max"]):
+        return "filter:year_max"
+    if spec["types"] and work["type"] not in spec["types"]:
+        return "filter:types"
+    if spec["languages"] and isinstance(work["language"], str) and work["language"] not in spec["languages"]:
+        return "filter:languages"
+    if spec["exclude_retracted"] and work["is_retracted"]:
+        return "filter:retracted"
+    cites = work["cited_by_count"]
+    if spec["min_citations"] and (pd.isna(cites) or cites < spec["min_citations"]):
+        return "filter:min_citations"
+    return None
+
+
+def build_corpus(pool: Bundle, seeds: pd.DataFrame, candidates: pd.DataFrame,
+                 decisions: dict[str, Decision], filter_spec: dict[str, Any]) -> CorpusResult:
+    """Screen every pooled work and keep the included ones."""
+    pool_ids = list(pool.works["work_id"])
+    screening = _origins(seeds, candidates, pool_ids)
+    dupes = _duplicates(pool.works, screening)
+    works = pool.works.set_index("work_id")
+    dup_col, excl_col, dec_col, reason_col, incl_col = [], [], [], [], []
+    for work_id in screening["work_id"]:
+        duplicate_of = dupes.get(work_id)
+        verdict = None if duplicate_of else _filter_verdict(works.loc[work_id].to_dict(), filter_spec)
+        decision = decisions.get(work_id)
+        if decision is not None and decision.decision == "reject":
+            verdict = verdict or "curation"
+        included = duplicate_of is None and (
+            (decision is not None and decision.decision == "accept") or verdict is None)
+        dup_col.append(duplicate_of)
+        excl_col.append(None if included else (verdict or "duplicate"))
+        dec_col.append(decision.decision if decision else None)
+        reason_col.append(decision.reason if decision else None)
+        incl_col.append(included)
+    screening = screening.assign(duplicate_of=dup_col, excluded_by=excl_col, decision=dec_col,
+                                 decision_reason=reason_col, included=incl_col)
+    screening = conform(screening, SCREENING)
+    corpus = pool.subset(screening.loc[screening["included"], "work_id"])
+    return CorpusResult(corpus=corpus, screening=screening)

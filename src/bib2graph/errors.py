@@ -1,0 +1,67 @@
+"""The one exception hierarchy of bib2graph. Each class carries the exit code of the CLI contract.
+
+    B2GError                      (base; never raised itself)
+    ├── UsageError                exit 1  a command used wrongly (bad combination of options)
+    ├── DataError                 exit 2  bad spec, unknown ID, corrupt artifact, empty criterion
+    │   └── SpecError             exit 2  the research spec breaks its schema (names key and place)
+    ├── DependencyError           exit 3  a missing optional extra or capability
+    ├── NetworkError              exit 4  OpenAlex unreachable, throttled or out of budget
+    └── WorkspaceError            exit 5  workspace missing, locked or unreadable
+        └── WorkspaceLockedError  exit 5
+
+The core raises these; the service layer turns them into envelopes; the CLI only prints and exits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class B2GError(Exception):
+    exit_code = 70
+    code = "INTERNAL"
+    retryable = False
+
+    def __init__(self, message: str, *, code: str | None = None, subcode: str | None = None,
+                 details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.subcode = subcode
+        self.details = details or {}
+
+
+class UsageError(B2GError):
+    exit_code = 1
+    code = "USAGE_ERROR"
+
+
+class DataError(B2GError):
+    exit_code = 2
+    code = "DATA_ERROR"
+
+
+class SpecError(DataError):
+    code = "SPEC_INVALID"
+
+
+class DependencyError(B2GError):
+    exit_code = 3
+    code = "DEPENDENCY_MISSING"
+
+
+class NetworkError(B2GError):
+    exit_code = 4
+    code = "NETWORK_ERROR"
+    retryable = True
+
+
+class WorkspaceError(B2GError):
+    exit_code = 5
+    code = "WORKSPACE_ERROR"
+
+
+class WorkspaceLockedError(WorkspaceError):
+    code = "WORKSPACE_LOCKED"
+    retryable = True

@@ -1,0 +1,30 @@
+"""Where bib2graph's own files live, in a source checkout and in an installed wheel alike,
+and the fixed layout of a workspace."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+SPEC_FILE = "config/research.yaml"
+CURATION_FILE = "config/curation.tsv"
+RESULTS = "results"
+
+
+@lru_cache(maxsize=1)
+def workflow_dir() -> Path:
+    """The Snakemake workflow: inside the wheel (`bib2graph/workflow`) or at the checkout's root."""
+    for candidate in (_PACKAGE / "workflow", _PACKAGE.parents[1] / "workflow"):
+        if (candidate / "Snakefile").is_file():
+            return candidate
+    raise FileNotFoundError("bib2graph's workflow folder is missing from this installation")
+
+
+def snakefile() -> Path:
+    return workflow_dir() / "Snakefile"
+
+
+def bundled_data_dir() -> Path:
+    return _PACKAGE / "data"

@@ -1,0 +1,171 @@
+"""The phases of a review as plain functions of files: what each workflow rule calls.
+
+Each phase reads its input files, takes its slice of the spec as canonical JSON (the rule's
+`params`), writes its outputs atomically plus a manifest, and returns its counts. Nothing here knows
+of Snakemake; the workspace root is the current directory.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .atomic import write_json
+from .chain import chain
+from .corpus import build_corpus
+from .curation import read as read_decisions
+from .errors import DependencyError
+from .manifest import write_manifest
+from .seed import seed_from_universe
+from .sources.universe import FileUniverse
+from .spec import resolve_path
+from .tables import CANDIDATES, SCREENING, SEEDS, WORKS, Bundle, bundle_paths, read_table, write_table
+
+
+def _universe(source: dict[str, Any]) -> FileUniverse:
+    if source["kind"] != "files":
+        raise DependencyError("source.kind openalex needs the OpenAlex client, which this version does not "
+                              "ship yet; use `source.kind: files` with OpenAlex Work files",
+                              code="SOURCE_UNAVAILABLE")
+    return FileUniverse.from_files([resolve_path(".", p) for p in source["files"]])
+
+
+def source_inputs(spec: dict[str, Any]) -> list[str]:
+    """The files a fetch phase reads, as paths the workflow can track."""
+    return [str(resolve_path(".", p)) for p in spec["source"]["files"]]
+
+
+def seed_inputs(spec: dict[str, Any]) -> list[str]:
+    return [str(resolve_path(".", p)) for p in spec["seed"]["files"]]
+
+
+def run_seed(params: str, out_seeds: str, out_manifest: str) -> dict[str, Any]:
+    spec = json.loads(params)
+    universe = _universe(spec["source"])
+    files = spec["seed"]["files"]
+    result = seed_from_universe(universe, spec["seed"], [resolve_path(".", f) for f in files], files)
+    write_table(result.seeds, SEEDS, out_seeds)
+    counts = {"seeds": len(result.seeds), "unresolved": len(result.unresolved),
+              "universe": len(universe.ids)}
+    write_manifest(out_manifest, "seed", params, source_inputs(spec) + seed_inputs(spec), [out_seeds],
+                   {**counts, "unresolved_entries": result.unresolved})
+    return counts
+
+
+def run_chain(params: str, seeds_path: str, out_candidates: str, out_pool: str,
+              out_manifest: str) -> dict[str, Any]:
+    spec = json.loads(params)
+    universe = _universe(spec["source"])
+    seeds = read_table(seeds_path, SEEDS)
+    result = chain(universe, list(seeds["work_id"]), spec["chain"])
+    write_table(result.candidates, CANDIDATES, out_candidates)
+    pool = universe.works(list(seeds["work_id"]) + result.admitted)
+    pool.write(out_pool)
+    counts = {"candidates": len(result.candidates), "admitted": len(result.admitted),
+              "pool": len(pool.works), "rounds": result.rounds}
+    write_manifest(out_manifest, "chain", params, [seeds_path] + source_inputs(spec),
+                   [out_candidates] + bundle_paths(out_pool), counts)
+    return counts
+
+
+def run_corpus(params: str, seeds_path: str, candidates_path: str, pool_dir: str, curation_path: str,
+               out_dir: str) -> dict[str, Any]:
+    spec = json.loads(params)
+    result = build_corpus(Bundle.read(pool_dir), read_table(seeds_path, SEEDS),
+                          read_table(candidates_path, CANDIDATES), read_decisions(curation_path),
+                          spec["filter"])
+    result.corpus.write(out_dir)
+    write_table(result.screening, SCREENING, Path(out_dir) / "screening.parquet")
+    screening = result.screening
+    counts = {"pool": len(screening), "included": int(screening["included"].sum()),
+              "excluded": {k: int(v) for k, v in screening["excluded_by"].value_counts().sort_index().items()},
+              "accepted": int((screening["decision"] == "accept").sum()),
+              "rejected": int((screening["decision"] == "reject").sum())}
+    inputs = [seeds_path, candidates_path, curation_path] + bundle_paths(pool_dir)
+    write_manifest(Path(out_dir) / "manifest.json", "corpus", params, inputs,
+                   bundle_paths(out_dir) + [str(Path(out_dir) / "screening.parquet")], counts)
+    return counts
+
+
+def run_network(kind: str, params: str, corpus_dir: str, out: dict[str, str]) -> dict[str, Any]:
+    from . import networks
+    from .export import write_graphml
+
+    spec = json.loads(params)
+    corpus = Bundle.read(corpus_dir)
+    net = networks.build(kind, corpus, spec["network"], spec["communities"])
+    write_table(net.nodes, networks.schema.NODES, out["nodes"])
+    write_table(net.edges, networks.schema.EDGES, out["edges"])
+    if net.evidence is not None:
+        write_table(net.evidence, networks.schema.EVIDENCE, out["evidence"])
+    else:
+        write_table(networks.schema.empty_evidence(), networks.schema.EVIDENCE, out["evidence"])
+    write_graphml(net, corpus, out["graphml"])
+    write_json(out["metrics"], net.metrics)
+    write_manifest(Path(out["metrics"]).with_name("manifest.json"), f"network:{kind}", params,
+                   bundle_paths(corpus_dir), list(out.values()),
+                   {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]})
+    return {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]}
+
+
+EXPORT_FILES = {
+    "graphml": ["network.graphml"],
+    "gexf": ["network.gexf"],
+    "csv": ["nodes.csv", "edges.csv"],
+    "pajek": ["network.net"],
+    "vosviewer": ["vosviewer_map.txt", "vosviewer_network.txt", "vosviewer.json"],
+}
+
+
+def export_names(formats: list[str]) -> list[str]:
+    """The files one network's export folder holds for the chosen formats, in a fixed order."""
+    return [name for fmt in EXPORT_FILES if fmt in formats for name in EXPORT_FILES[fmt]]
+
+
+def read_network(kind: str, folder: str | Path) -> "networks.Network":
+    """A built network read back from its folder (nodes, edges, evidence, metrics)."""
+    from . import networks
+
+    folder = Path(folder)
+    evidence_path = folder / "evidence.parquet"
+    evidence = read_table(evidence_path, networks.schema.EVIDENCE) if evidence_path.exists() else None
+    metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
+    return networks.Network(kind=kind, directed=bool(metrics.get("directed", kind == "citation")),
+                            nodes=read_table(folder / "nodes.parquet", networks.schema.NODES),
+                            edges=read_table(folder / "edges.parquet", networks.schema.EDGES),
+                            evidence=evidence, metrics=metrics)
+
+
+def run_export(kind: str, params: str, network_dir: str, corpus_dir: str, out_dir: str) -> dict[str, Any]:
+    from . import export
+
+    formats = json.loads(params)["export"]["formats"]
+    net = read_network(kind, network_dir)
+    corpus = Bundle.read(corpus_dir)
+    out = Path(out_dir)
+    if "graphml" in formats:
+        export.write_graphml(net, corpus, out / "network.graphml")
+    if "gexf" in formats:
+        export.write_gexf(net, corpus, out / "network.gexf")
+    if "csv" in formats:
+        export.write_csv(net, out / "nodes.csv", out / "edges.csv")
+    if "pajek" in formats:
+        export.write_pajek(net, out / "network.net")
+    if "vosviewer" in formats:
+        export.write_vosviewer(net, out / "vosviewer_map.txt", out / "vosviewer_network.txt", out / "vosviewer.json")
+    return {"formats": formats, "files": export_names(formats)}
+
+
+def run_report(params: str, inputs: dict[str, Any], out_html: str) -> dict[str, Any]:
+    from .report import write_report
+
+    spec = json.loads(params)
+    manifests = {name: json.loads(Path(inputs[name]).read_text(encoding="utf-8"))
+                 for name in ("seeds", "chain", "corpus")}
+    metrics = [json.loads(Path(p).read_text(encoding="utf-8")) for p in inputs["metrics"]]
+    screening = read_table(inputs["screening"], SCREENING)
+    works = read_table(inputs["works"], WORKS)
+    write_report(out_html, spec, manifests, screening, works, metrics)
+    return {"networks": len(metrics)}
+

@@ -1,0 +1,82 @@
+"""The review's report: one self-contained HTML page with how the corpus was assembled and what
+each network holds. Figures are inline SVG made with matplotlib, salted so the bytes are stable."""
+
+from __future__ import annotations
+
+import html
+import io
+from typing import Any
+
+import pandas as pd
+
+from .atomic import write_text
+
+
+def _svg_years(works: pd.DataFrame) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams["svg.hashsalt"] = "bib2graph"
+    years = works["year"].dropna().astype(int).value_counts().sort_index()
+    fig, ax = plt.subplots(figsize=(7, 2.6))
+    ax.bar(years.index, years.values, color="#3b6ea5")
+    ax.set_xlabel("publication year")
+    ax.set_ylabel("works")
+    ax.set_title("Included works by year")
+    fig.tight_layout()
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+    svg = buf.getvalue()
+    return svg[svg.index("<svg"):]
+
+
+def _table(headers: list[str], rows: list[list[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return "" if value is None else str(value)
+
+
+def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataFrame,
+           works: pd.DataFrame, metrics: list[dict[str, Any]]) -> str:
+    seeds, chain = manifests["seeds"]["counts"], manifests["chain"]["counts"]
+    corpus = manifests["corpus"]["counts"]
+    parts = [f"<h1>{html.escape(spec['name'])}</h1>", "<h2>How the corpus was assembled</h2>"]
+    flow = [["seeds resolved", seeds["seeds"]], ["seed entries not found", seeds["unresolved"]]]
+    flow += [[f"round {r['round']}: candidates / admitted", f"{r['candidates']} / {r['admitted']}"]
+             for r in chain["rounds"]]
+    flow += [["pooled works", corpus["pool"]]]
+    flow += [[f"excluded: {step}", n] for step, n in sorted(corpus["excluded"].items())]
+    flow += [["accepted by people", corpus["accepted"]], ["rejected by people", corpus["rejected"]],
+             ["included in the corpus", corpus["included"]]]
+    parts.append(_table(["step", "works"], flow))
+    if len(works):
+        parts.append(_svg_years(works))
+    parts.append("<h2>Networks</h2>")
+    rows = [[m["kind"], m["nodes"], m["edges"], _fmt(m.get("density")), m.get("components"),
+             len(m.get("clusters", [])), _fmt(m.get("modularity"))] for m in metrics]
+    parts.append(_table(["network", "nodes", "edges", "density", "components", "clusters", "modularity"], rows))
+    for m in metrics:
+        parts.append(f"<h3>{html.escape(m['kind'])}</h3><p>{html.escape(str(m.get('definition', '')))}</p>")
+        clusters = [[c.get("cluster"), c.get("size"), _fmt(c.get("label"))] for c in m.get("clusters", [])[:10]]
+        if clusters:
+            parts.append(_table(["cluster", "size", "label"], clusters))
+    style = ("body{font-family:sans-serif;max-width:60rem;margin:2rem auto;color:#222}"
+             "table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;"
+             "text-align:left}th{background:#eef}")
+    return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
+            f"{html.escape(spec['name'])}</title><style>{style}</style></head><body>"
+            + "\n".join(parts) + "</body></html>\n")
+
+
+def write_report(path: str, spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataFrame,
+                 works: pd.DataFrame, metrics: list[dict[str, Any]]) -> None:
+    write_text(path, render(spec, manifests, screening, works, metrics))

@@ -1,0 +1,56 @@
+"""A fixed universe of works read from files, seen through the same questions the OpenAlex source
+answers: which works exist, what they reference, and which works cite them.
+
+With `source.kind: files` seeding and chaining stay inside the universe: backward chaining finds
+the referenced works that are present in it, forward chaining the works in it that cite.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Iterable
+
+from ..tables import Bundle
+from .files import read_work_objects
+from .records import bundle_from_works
+
+
+class FileUniverse:
+    """The works of a set of OpenAlex Work files, indexed for look-up and chaining."""
+
+    def __init__(self, bundle: Bundle) -> None:
+        self.bundle = bundle
+        self.ids = set(bundle.works["work_id"])
+        self.by_doi: dict[str, str] = {}
+        for work_id, doi in sorted(zip(bundle.works["work_id"], bundle.works["doi"]), key=lambda x: x[0]):
+            if isinstance(doi, str) and doi not in self.by_doi:
+                self.by_doi[doi] = work_id
+        self._refs: dict[str, list[str]] = defaultdict(list)
+        self._citers: dict[str, list[str]] = defaultdict(list)
+        for work_id, ref in zip(bundle.references["work_id"], bundle.references["referenced_id"]):
+            self._refs[work_id].append(ref)
+            if ref in self.ids:
+                self._citers[ref].append(work_id)
+
+    @classmethod
+    def from_files(cls, paths: Iterable[str | Path]) -> "FileUniverse":
+        def objects():
+            for path in paths:
+                yield from read_work_objects(path)
+        return cls(bundle_from_works(objects()))
+
+    def references(self, work_id: str) -> list[str]:
+        """All works `work_id` references (inside or outside the universe)."""
+        return self._refs.get(work_id, [])
+
+    def cited_in_universe(self, work_id: str) -> list[str]:
+        """The referenced works of `work_id` that the universe holds: backward chaining's reach."""
+        return [r for r in self.references(work_id) if r in self.ids]
+
+    def citing(self, work_id: str) -> list[str]:
+        """The works of the universe that cite `work_id`: forward chaining's reach."""
+        return self._citers.get(work_id, [])
+
+    def works(self, work_ids: Iterable[str]) -> Bundle:
+        return self.bundle.subset(work_ids)

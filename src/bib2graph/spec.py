@@ -1,0 +1,128 @@
+"""The research spec: load `config/research.yaml`, fill defaults and validate it against
+`workflow/schemas/spec.schema.yaml` — the same schema file the Snakefile uses.
+
+Errors name the offending key and its place (``networks.coupling.min_weight``) so that a person or
+an agent can fix the file without reading a traceback.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from .atomic import canonical_json, sha256_text
+from .errors import SpecError
+from .paths import bundled_data_dir, workflow_dir
+
+MAX_SPEC_BYTES = 1 << 20
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    return yaml.safe_load((workflow_dir() / "schemas" / "spec.schema.yaml").read_text(encoding="utf-8"))
+
+
+def _resolve(sub: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in sub:
+        node: Any = root
+        for part in sub["$ref"].lstrip("#/").split("/"):
+            node = node[part]
+        sub = node
+    return sub
+
+
+def fill_defaults(instance: Any, sub: dict[str, Any], root: dict[str, Any]) -> Any:
+    """Insert schema defaults for missing keys, recursively (defaults themselves are filled too)."""
+    sub = _resolve(sub, root)
+    if not isinstance(instance, dict):
+        return instance
+    for key, prop in (sub.get("properties") or {}).items():
+        prop = _resolve(prop, root)
+        if key not in instance and "default" in prop:
+            instance[key] = copy.deepcopy(prop["default"])
+        if key in instance:
+            instance[key] = fill_defaults(instance[key], prop, root)
+    if "additionalProperties" in sub and isinstance(sub["additionalProperties"], dict):
+        for key in instance:
+            if key not in (sub.get("properties") or {}):
+                instance[key] = fill_defaults(instance[key], sub["additionalProperties"], root)
+    return instance
+
+
+def _place(path) -> str:
+    return ".".join(str(p) for p in path) or "(top level)"
+
+
+def _describe(error: jsonschema.ValidationError) -> tuple[str, str, str]:
+    """(key, place, message) for the most useful reading of one validation error."""
+    if error.validator == "additionalProperties":
+        allowed = sorted((error.schema.get("properties") or {}).keys())
+        extra = sorted(set(error.instance) - set(allowed))
+        key = extra[0] if extra else "?"
+        place = _place(list(error.absolute_path) + [key])
+        return key, place, (f"unknown key {key!r} at {place}; allowed here: {', '.join(allowed)}")
+    key = str(error.absolute_path[-1]) if error.absolute_path else "(spec)"
+    place = _place(error.absolute_path)
+    return key, place, f"{place}: {error.message}"
+
+
+def validate(spec: Any) -> dict[str, Any]:
+    """Fill defaults into a copy of `spec` and validate it; raise SpecError naming key and place."""
+    if spec is None:
+        spec = {}
+    if not isinstance(spec, dict):
+        raise SpecError("the research spec must be a YAML mapping of keys to values",
+                        details={"key": "(spec)", "place": "(top level)"})
+    root = schema()
+    filled = fill_defaults(copy.deepcopy(spec), root, root)
+    errors = sorted(jsonschema.Draft202012Validator(root).iter_errors(filled),
+                    key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if errors:
+        key, place, message = _describe(errors[0])
+        others = [_describe(e)[2] for e in errors[1:5]]
+        raise SpecError("invalid research spec: " + message,
+                        details={"key": key, "place": place, "other_errors": others})
+    return filled
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """Read, fill and validate the spec file at `path`."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise SpecError(f"no research spec at {path}; create one with `b2g init`",
+                        code="SPEC_MISSING", details={"key": "(file)", "place": str(path)}) from None
+    if size > MAX_SPEC_BYTES:
+        raise SpecError(f"{path} is {size} bytes; a research spec may be at most {MAX_SPEC_BYTES} bytes",
+                        details={"key": "(file)", "place": str(path)})
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise SpecError(f"{path} is not valid YAML{where}: {getattr(exc, 'problem', exc)}",
+                        details={"key": "(file)", "place": f"{path}{where}"}) from None
+    return validate(raw)
+
+
+def part(spec: dict[str, Any], *keys: str) -> str:
+    """The canonical JSON of the spec sub-trees `keys`: what a rule receives through `params:`."""
+    return canonical_json({key: spec[key] for key in keys})
+
+
+def part_hash(spec: dict[str, Any], *keys: str) -> str:
+    return sha256_text(part(spec, *keys))
+
+
+def resolve_path(root: str | Path, value: str) -> Path:
+    """A spec path: `bundled:NAME` is shipped with bib2graph; anything else is relative to `root`."""
+    if value.startswith("bundled:"):
+        return bundled_data_dir() / value[len("bundled:"):]
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else Path(root) / path

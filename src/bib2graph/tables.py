@@ -1,0 +1,190 @@
+"""The typed tables of bib2graph: one pandera schema per table, checked when written and when read.
+
+Works are normalised into five long tables that share `work_id` (a short OpenAlex ID such as
+``W2741809807`` when known). Authorship order is a column (`position`), never a list order that a
+merge could sort away. Every table is written sorted by its key columns, so equal inputs give
+byte-identical Parquet files.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import pandera.pandas as pa
+import pyarrow as pa_arrow
+import pyarrow.parquet as pq
+
+from .atomic import atomic_path
+from .errors import DataError
+
+_str = pa.Column(str, nullable=False)
+_ostr = pa.Column(str, nullable=True, required=True)
+
+
+def _schema(name: str, columns: dict[str, pa.Column], key: list[str]) -> pa.DataFrameSchema:
+    return pa.DataFrameSchema(columns, name=name, strict=True, ordered=True, coerce=True,
+                              unique=key, metadata={"key": key})
+
+
+WORKS = _schema("works", {
+    "work_id": _str,
+    "doi": _ostr,
+    "title": _ostr,
+    "year": pa.Column("Int64", nullable=True),
+    "publication_date": _ostr,
+    "type": _ostr,
+    "language": _ostr,
+    "venue_id": _ostr,
+    "venue": _ostr,
+    "cited_by_count": pa.Column("Int64", pa.Check.ge(0), nullable=True),
+    "n_references": pa.Column("Int64", pa.Check.ge(0)),
+    "is_retracted": pa.Column(bool),
+    "abstract": _ostr,
+    "updated_date": _ostr,
+}, ["work_id"])
+
+AUTHORSHIPS = _schema("authorships", {
+    "work_id": _str,
+    "position": pa.Column("Int64", pa.Check.ge(0)),
+    "author_id": _ostr,
+    "author_name": _ostr,
+    "author_position": _ostr,
+}, ["work_id", "position"])
+
+AFFILIATIONS = _schema("affiliations", {
+    "work_id": _str,
+    "position": pa.Column("Int64", pa.Check.ge(0)),
+    "institution_id": _str,
+    "institution_name": _ostr,
+    "country_code": _ostr,
+}, ["work_id", "position", "institution_id"])
+
+REFERENCES = _schema("references", {
+    "work_id": _str,
+    "referenced_id": _str,
+}, ["work_id", "referenced_id"])
+
+TERMS = _schema("terms", {
+    "work_id": _str,
+    "field": pa.Column(str, pa.Check.isin(["keywords", "topics", "concepts"])),
+    "term_id": _str,
+    "term": _ostr,
+    "score": pa.Column(float, nullable=True),
+}, ["work_id", "field", "term_id"])
+
+SEEDS = _schema("seeds", {
+    "work_id": _str,
+    "seeded_by": _str,
+}, ["work_id"])
+
+CANDIDATES = _schema("candidates", {
+    "work_id": _str,
+    "round": pa.Column("Int64", pa.Check.ge(1)),
+    "direction": pa.Column(str, pa.Check.isin(["backward", "forward", "both"])),
+    "via": _str,
+    "links": pa.Column("Int64", pa.Check.ge(0)),
+    "score": pa.Column(float),
+    "admitted": pa.Column(bool),
+}, ["work_id"])
+
+SCREENING = _schema("screening", {
+    "work_id": _str,
+    "origin": pa.Column(str, pa.Check.isin(["seed", "chain"])),
+    "round": pa.Column("Int64", pa.Check.ge(0)),
+    "via": _ostr,
+    "duplicate_of": _ostr,
+    "excluded_by": _ostr,
+    "decision": pa.Column(str, pa.Check.isin(["accept", "reject"]), nullable=True),
+    "decision_reason": _ostr,
+    "included": pa.Column(bool),
+}, ["work_id"])
+
+BUNDLE_TABLES = {"works": WORKS, "authorships": AUTHORSHIPS, "affiliations": AFFILIATIONS,
+                 "references": REFERENCES, "terms": TERMS}
+
+
+def conform(df: pd.DataFrame, schema: pa.DataFrameSchema) -> pd.DataFrame:
+    """Validate `df`, put its columns in schema order and sort its rows by the schema's key."""
+    df = df.reindex(columns=list(schema.columns))
+    try:
+        df = schema.validate(df, lazy=True)
+    except (pa.errors.SchemaErrors, pa.errors.SchemaError) as exc:
+        raise DataError(f"table {schema.name!r} breaks its schema: {_summary(exc)}",
+                        code="TABLE_INVALID") from None
+    key = schema.metadata["key"]
+    return df.sort_values(key, kind="mergesort").reset_index(drop=True)
+
+
+def _summary(exc: Exception) -> str:
+    cases = getattr(exc, "failure_cases", None)
+    if cases is None or len(cases) == 0:
+        return str(exc).splitlines()[0]
+    rows = cases.head(3).to_dict("records")
+    return "; ".join(f"{r.get('column')}: {r.get('check')} (value {r.get('failure_case')!r})" for r in rows)
+
+
+def empty(schema: pa.DataFrameSchema) -> pd.DataFrame:
+    return conform(pd.DataFrame({c: [] for c in schema.columns}), schema)
+
+
+def write_table(df: pd.DataFrame, schema: pa.DataFrameSchema, path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Validate, sort and write one table atomically; return what was written."""
+    df = conform(df, schema)
+    table = pa_arrow.Table.from_pandas(df, preserve_index=False)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+    return df
+
+
+def read_table(path: str | os.PathLike[str], schema: pa.DataFrameSchema) -> pd.DataFrame:
+    """Read one table and check it; a missing or broken file is a DataError naming the path."""
+    path = Path(path)
+    try:
+        df = pq.read_table(path).to_pandas()
+    except FileNotFoundError:
+        raise DataError(f"artifact {path} does not exist; run `b2g run` to build it",
+                        code="ARTIFACT_MISSING") from None
+    except (OSError, pa_arrow.ArrowException) as exc:
+        raise DataError(f"artifact {path} is not a readable Parquet file ({exc})",
+                        code="ARTIFACT_CORRUPT") from None
+    try:
+        return conform(df, schema)
+    except DataError as exc:
+        raise DataError(f"artifact {path}: {exc.message}", code="ARTIFACT_CORRUPT") from None
+
+
+@dataclass
+class Bundle:
+    """The five normalised tables of a set of works."""
+
+    works: pd.DataFrame
+    authorships: pd.DataFrame
+    affiliations: pd.DataFrame
+    references: pd.DataFrame
+    terms: pd.DataFrame
+
+    @classmethod
+    def empty(cls) -> "Bundle":
+        return cls(**{name: empty(schema) for name, schema in BUNDLE_TABLES.items()})
+
+    def subset(self, work_ids) -> "Bundle":
+        """The bundle restricted to `work_ids`."""
+        keep = set(work_ids)
+        return Bundle(**{name: getattr(self, name)[getattr(self, name)["work_id"].isin(keep)]
+                         .reset_index(drop=True) for name in BUNDLE_TABLES})
+
+    def write(self, folder: str | os.PathLike[str]) -> None:
+        for name, schema in BUNDLE_TABLES.items():
+            write_table(getattr(self, name), schema, Path(folder) / f"{name}.parquet")
+
+    @classmethod
+    def read(cls, folder: str | os.PathLike[str]) -> "Bundle":
+        return cls(**{name: read_table(Path(folder) / f"{name}.parquet", schema)
+                      for name, schema in BUNDLE_TABLES.items()})
+
+
+def bundle_paths(folder: str) -> list[str]:
+    return [f"{folder}/{name}.parquet" for name in BUNDLE_TABLES]
