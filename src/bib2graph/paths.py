@@ -28,3 +28,11 @@ def snakefile() -> Path:
 
 def bundled_data_dir() -> Path:
     return _PACKAGE / "data"
+
+
+def template_spec() -> Path:
+    """The spec `b2g init` writes: the checkout's config/research.yaml, shipped in the wheel."""
+    for candidate in (_PACKAGE / "templates" / "research.yaml", _PACKAGE.parents[1] / SPEC_FILE):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError("bib2graph's template research spec is missing from this installation")

@@ -1,0 +1,31 @@
+# bib2graph: `make demo` runs the pipeline on the bundled corpus; `make test` runs the whole suite.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: demo test bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/b2g run --workspace .
+	@echo ""
+	@echo "Results are in $(CURDIR)/results:"
+	@echo "  corpus tables   results/corpus/*.parquet (screening.parquet says why each work is in or out)"
+	@echo "  networks        results/networks/<kind>/{network.graphml,nodes.parquet,edges.parquet,metrics.json}"
+	@echo "  exports         results/export/<kind>/ (GraphML, GEXF, CSV, Pajek, VOSviewer)"
+	@echo "  report          results/report/index.html"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+clean:
+	rm -rf results/* .snakemake

@@ -1,0 +1,62 @@
+"""The `b2g` command line: a thin Click adapter over bib2graph.service.
+
+It parses arguments, calls one service operation, prints the envelope (JSON mode: one line on
+stdout; human mode: a summary on stderr) and exits with the envelope's code. JSON mode is on with
+`--json` anywhere before `--`, or with B2G_JSON=1/true/yes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..service.envelope import dumps, failure
+from ..errors import UsageError
+from .commands import cli
+
+_TRUTHY = {"1", "true", "yes"}
+
+
+def wants_json(argv: list[str]) -> bool:
+    """`--json` before any `--`, or a truthy B2G_JSON."""
+    head = argv[: argv.index("--")] if "--" in argv else argv
+    return "--json" in head or os.environ.get("B2G_JSON", "").strip().lower() in _TRUTHY
+
+
+def _attempted_command(exc: click.exceptions.UsageError, argv: list[str]) -> str:
+    if isinstance(exc, click.exceptions.NoSuchCommand):
+        return next((a for a in argv if not a.startswith("-")), "")
+    ctx = exc.ctx
+    return ctx.command.name if ctx is not None and ctx.command is not cli and ctx.command.name else ""
+
+
+def _ensure_utf8() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and (stream.encoding or "").lower().replace("-", "") != "utf8":
+            reconfigure(encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    _ensure_utf8()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    json_mode = wants_json(argv)
+    try:
+        code = cli.main(args=argv, prog_name="b2g", standalone_mode=False, obj={"json": json_mode})
+        return int(code or 0)
+    except click.exceptions.UsageError as exc:
+        if json_mode:
+            err = UsageError(exc.format_message(), code="USAGE_ERROR")
+            env = failure(_attempted_command(exc, argv), err)
+            env["exit_code"] = 2
+            print(dumps(env), flush=True)
+        else:
+            exc.show(file=sys.stderr)
+        return 2
+    except click.exceptions.Abort:
+        print("Aborted.", file=sys.stderr)
+        return 1
+    except click.exceptions.Exit as exc:
+        return exc.exit_code

@@ -1,0 +1,76 @@
+"""`accept` / `reject`: record human decisions in `config/curation.tsv`.
+
+IDs may be given as OpenAlex IDs (short or URL) or DOIs; they are resolved against the works the
+workspace has pooled. An ID that names no known work fails the whole call: nothing is recorded.
+The clock and the person come from the caller (the CLI), so this layer stays deterministic.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from .. import curation
+from ..errors import DataError, UsageError
+from ..paths import CURATION_FILE
+from ..sources.records import normalize_doi, short_id
+from .result import Result
+from .workspace import Workspace
+
+POOL = Path("results/chain/pool/works.parquet")
+
+
+def _known_works(ws: Workspace) -> tuple[set[str], dict[str, str]] | None:
+    path = ws.path(str(POOL))
+    if not path.is_file():
+        return None
+    table = pq.read_table(path, columns=["work_id", "doi"]).to_pydict()
+    by_doi = {d: w for w, d in zip(table["work_id"], table["doi"]) if d}
+    return set(table["work_id"]), by_doi
+
+
+def resolve_ids(ws: Workspace, raw_ids: list[str]) -> tuple[list[str], list[str]]:
+    """(work IDs, warnings); unknown IDs raise DataError listing every one of them."""
+    if not raw_ids:
+        raise UsageError("name at least one work ID (OpenAlex W… or a DOI)")
+    if len(raw_ids) > curation.MAX_IDS_PER_CALL:
+        raise DataError(f"{len(raw_ids)} IDs in one call; at most {curation.MAX_IDS_PER_CALL}",
+                        code="TOO_MANY_IDS")
+    known = _known_works(ws)
+    resolved, unknown, warnings = [], [], []
+    for raw in raw_ids:
+        doi = normalize_doi(raw)
+        work_id = short_id(raw) if doi is None else None
+        if known is not None:
+            work_id = known[1].get(doi) if doi else (work_id if work_id in known[0] else None)
+        elif doi is not None or not (work_id or "").startswith("W"):
+            work_id = None
+        if work_id is None:
+            unknown.append(raw)
+        else:
+            resolved.append(work_id)
+    if unknown:
+        where = "in this workspace's pool of works" if known is not None else \
+            "(run `b2g run chain` first to resolve DOIs; OpenAlex W-IDs are accepted before that)"
+        raise DataError(f"unknown work ID(s) {', '.join(unknown)} {where}; nothing was recorded",
+                        code="UNKNOWN_ID", details={"unknown": unknown})
+    if known is None:
+        warnings.append("no pooled works yet: the IDs were recorded without checking that they exist")
+    return sorted(set(resolved)), warnings
+
+
+def decide(ws: Workspace, decision: str, raw_ids: list[str], reason: str, who: str, when: str,
+           wait: float = 0) -> Result:
+    if decision == "reject" and not reason.strip():
+        raise UsageError("reject needs --reason TEXT saying why (it goes to the PRISMA record)")
+    ids, warnings = resolve_ids(ws, raw_ids)
+    path = ws.path(CURATION_FILE)
+    before = curation.read(path)
+    after = curation.record(path, [curation.Decision(i, decision, reason, who, when) for i in ids], wait=wait)
+    changed = [i for i in ids if before.get(i) is None or before[i].decision != decision]
+    return Result(data={"workspace": ws.describe(), "decision": decision, "ids": ids, "changed": changed,
+                        "decisions": {"accept": sum(d.decision == "accept" for d in after.values()),
+                                      "reject": sum(d.decision == "reject" for d in after.values())},
+                        "next": "b2g run"},
+                  warnings=ws.warnings() + warnings)

@@ -1,0 +1,77 @@
+"""What the Snakemake DAG says of a workspace: for every job, complete, stale (and why) or missing.
+
+This is the only module that reaches into Snakemake's internals (the DAG of a dry run); status is
+derived from it and from the artifacts, never stored. The dry run takes no lock, so it answers
+while a run holds the workspace.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import SpecError
+from ..paths import snakefile
+
+
+@dataclass(frozen=True)
+class JobState:
+    job: str        # rule, or rule:wildcard for per-kind jobs
+    rule: str
+    state: str      # complete | stale | missing
+    reasons: tuple[str, ...]  # Snakemake's reasons, in its fixed order
+
+    def describe(self) -> dict:
+        return {"job": self.job, "rule": self.rule, "state": self.state, "reasons": list(self.reasons)}
+
+
+def _state(dag, job) -> tuple[str, tuple[str, ...]]:
+    if not dag.needrun(job):
+        return "complete", ()
+    reason = dag.reason(job)
+    names = tuple(reason.get_names())
+    if reason.missing_output and not any(Path(str(f)).exists() for f in job.output):
+        return "missing", names
+    return "stale", names
+
+
+def job_states(root: Path) -> list[JobState]:
+    """Dry-run the workflow in `root` and report every job that produces files."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import (ConfigSettings, DAGSettings, OutputSettings, Quietness,
+                                          ResourceSettings)
+
+    quiet = io.StringIO()
+    logging.getLogger("snakemake").setLevel(logging.ERROR)
+    with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+        try:
+            with SnakemakeApi(OutputSettings(dryrun=True, quiet={Quietness.ALL})) as api:
+                wf_api = api.workflow(snakefile=snakefile(), workdir=root,
+                                      resource_settings=ResourceSettings(cores=1),
+                                      config_settings=ConfigSettings())
+                wf_api.dag(DAGSettings(targets={"all"}))
+                wf = wf_api._workflow
+                wf._prepare_dag(forceall=False, ignore_incomplete=True, lock_warn_only=True, nolock=True)
+                wf._build_dag()
+                dag = wf.dag
+                states = []
+                for job in dag.jobs:
+                    if not job.output:
+                        continue
+                    wildcards = "".join(f":{v}" for v in job.wildcards_dict.values())
+                    state, reasons = _state(dag, job)
+                    states.append(JobState(job=job.rule.name + wildcards, rule=job.rule.name,
+                                           state=state, reasons=reasons))
+        except SpecError:
+            raise
+        except Exception as exc:  # Snakemake wraps spec errors raised while parsing the Snakefile
+            cause = exc
+            while cause is not None and not isinstance(cause, SpecError):
+                cause = cause.__cause__ or cause.__context__
+            if cause is not None:
+                raise cause from None
+            raise
+    return sorted(states, key=lambda s: s.job)

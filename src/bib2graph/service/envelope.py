@@ -1,0 +1,45 @@
+"""The envelope of the CLI contract (seed 000 §C), schema "1": one JSON object per call.
+
+    {"schema": "1", "ok": bool, "command": str, "exit_code": int,
+     "data": {...}, "warnings": [str, ...], "error": null | {"code", "message", "retryable", ...}}
+
+Warnings travel only in the top-level `warnings`, never inside `data`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import CONTRACT_VERSION
+from ..errors import B2GError
+
+INTERNAL_EXIT = 70
+
+
+def success(command: str, data: dict[str, Any], warnings: list[str] | None = None) -> dict[str, Any]:
+    return {"schema": CONTRACT_VERSION, "ok": True, "command": command, "exit_code": 0,
+            "data": data, "warnings": list(warnings or []), "error": None}
+
+
+def failure(command: str, exc: BaseException, warnings: list[str] | None = None,
+            data: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The envelope of an error; an exception outside the hierarchy becomes INTERNAL."""
+    if isinstance(exc, B2GError):
+        error: dict[str, Any] = {"code": exc.code, "message": exc.message, "retryable": exc.retryable}
+        if exc.subcode:
+            error["subcode"] = exc.subcode
+        if exc.details:
+            error["details"] = exc.details
+        exit_code = exc.exit_code
+    else:
+        error = {"code": "INTERNAL", "retryable": False,
+                 "message": f"unexpected {type(exc).__name__}: {exc}; this is a bib2graph bug, please report it"}
+        exit_code = INTERNAL_EXIT
+    return {"schema": CONTRACT_VERSION, "ok": False, "command": command, "exit_code": exit_code,
+            "data": data or {}, "warnings": list(warnings or []), "error": error}
+
+
+def dumps(envelope: dict[str, Any]) -> str:
+    """One line of UTF-8 JSON with sorted keys: equal envelopes print equal bytes."""
+    return json.dumps(envelope, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

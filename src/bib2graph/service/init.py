@@ -1,0 +1,32 @@
+"""`init`: scaffold a workspace (spec, curation file, .gitignore) in a folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..atomic import write_text
+from ..curation import header
+from ..errors import DataError
+from ..paths import CURATION_FILE, SPEC_FILE, template_spec
+from .result import Result
+
+GITIGNORE = "results/\nresources/*\n!resources/.gitkeep\n.snakemake/\nconfig/.curation.tsv.lock\n"
+
+
+def init_workspace(folder: str | Path, force: bool = False) -> Result:
+    """Write the demo spec and an empty curation file; never overwrite without `force`."""
+    root = Path(folder).expanduser().resolve()
+    spec = root / SPEC_FILE
+    if spec.exists() and not force:
+        raise DataError(f"{spec} already exists; this folder is a workspace already (pass --force to "
+                        "overwrite its spec and curation file)", code="WORKSPACE_EXISTS")
+    created = []
+    files = {SPEC_FILE: template_spec().read_text(encoding="utf-8"), CURATION_FILE: header()}
+    if not (root / ".gitignore").exists():
+        files[".gitignore"] = GITIGNORE
+    for relative, text in files.items():
+        write_text(root / relative, text)
+        created.append(relative)
+    (root / "resources").mkdir(exist_ok=True)
+    return Result(data={"workspace": {"root": str(root), "source": "init"}, "created": sorted(created),
+                        "next": f"b2g run --workspace {root}"})

@@ -1,0 +1,86 @@
+"""`run`: validate the spec and curation file, then hand the workspace to Snakemake.
+
+Snakemake runs as a child process on the packaged workflow with the workspace as its working
+directory; its output goes to stderr so that stdout stays free for the envelope. A job that fails
+with a bib2graph error leaves `results/logs/<job>.error.json`, which becomes this call's error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .. import curation, spec as spec_mod
+from ..errors import B2GError, DataError, UsageError, WorkspaceLockedError
+from ..paths import CURATION_FILE, snakefile
+from ..rules import ERROR_DIR
+from .result import Result
+from .workspace import Workspace
+
+PHASES = ("seed", "chain", "corpus", "networks", "exports", "report", "all")
+_PARALLELISM_FLAGS = ("--cores", "-c", "--jobs", "-j", "--profile", "--workflow-profile", "--executor", "-e")
+
+
+def snakemake_command(ws: Workspace, targets: list[str], extra: list[str]) -> list[str]:
+    """The Snakemake command line for a run: the workspace's `profiles/default` when it has one
+    (as Snakemake does at a workflow's root), else `--cores all` unless the caller chose parallelism."""
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(snakefile()), "--directory", str(ws.root)]
+    profile = ws.root / "profiles" / "default"
+    chosen = any(arg.split("=")[0] in _PARALLELISM_FLAGS for arg in extra)
+    if profile.is_dir() and "--workflow-profile" not in extra:
+        cmd += ["--workflow-profile", str(profile)]
+    elif not chosen:
+        cmd += ["--cores", "all"]
+    return cmd + extra + targets
+
+
+def _job_error() -> B2GError | None:
+    for path in sorted(ERROR_DIR.glob("*.error.json")):
+        info = json.loads(path.read_text(encoding="utf-8"))
+        err = B2GError(f"{info['job']}: {info['message']}", code=info["code"], subcode=info.get("subcode"),
+                       details=info.get("details") or {})
+        err.exit_code, err.retryable = info["exit_code"], info.get("retryable", False)
+        return err
+    return None
+
+
+def preflight(ws: Workspace) -> dict:
+    """Everything checked before Snakemake starts: a bad spec changes nothing under results/."""
+    spec = spec_mod.load(ws.spec_path)
+    curation.read(ws.path(CURATION_FILE))
+    locks = ws.path(".snakemake/locks")
+    if locks.is_dir() and any(locks.iterdir()):
+        raise WorkspaceLockedError(f"{ws.root} is locked by a running Snakemake (or a killed one left its "
+                                   "lock: `b2g run --unlock` clears it)")
+    return spec
+
+
+def run_workflow(ws: Workspace, args: list[str]) -> Result:
+    """Run the workflow (or up to one phase) in the workspace with extra Snakemake arguments."""
+    targets = [a for a in args if a in PHASES]
+    extra = [a for a in args if a not in PHASES]
+    if len(targets) > 1:
+        raise UsageError(f"name at most one phase to run up to, got {', '.join(targets)}")
+    if "--unlock" not in extra:
+        preflight(ws)
+    if not ws.path(CURATION_FILE).exists():
+        curation.record(ws.path(CURATION_FILE), [])
+    cmd = snakemake_command(ws, targets, extra)
+    previous = Path.cwd()
+    os.chdir(ws.root)
+    try:
+        for stale in ERROR_DIR.glob("*.error.json"):
+            stale.unlink()
+        returncode = subprocess.call(cmd, stdout=sys.stderr.fileno(), stdin=subprocess.DEVNULL)
+        if returncode != 0:
+            raise _job_error() or DataError(
+                f"Snakemake stopped with exit status {returncode}; its messages are above (stderr) and in "
+                f"{ws.root}/.snakemake/log/", code="WORKFLOW_FAILED")
+    finally:
+        os.chdir(previous)
+    return Result(data={"workspace": ws.describe(), "targets": targets or ["all"],
+                        "snakemake_args": extra, "results": str(ws.path("results"))},
+                  warnings=ws.warnings())

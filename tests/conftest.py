@@ -1,0 +1,32 @@
+"""Shared fixtures: real bibliographic data from ../shared/data and the bundled demo corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+DEMO_ZIP = ROOT / "src" / "bib2graph" / "data" / "synergy" / "Sep_2021" / "works_1.zip"
+DEMO_LABELS = DEMO_ZIP.with_name("labels.csv")
+
+
+def included_ids(labels: Path) -> list[str]:
+    """The works a SYNERGY review finally included, as short OpenAlex IDs."""
+    rows = labels.read_text(encoding="utf-8").splitlines()[1:]
+    return sorted(r.split(",")[0].rsplit("/", 1)[-1] for r in rows if r.endswith(",1"))
+
+
+@pytest.fixture(scope="session")
+def demo_universe():
+    from bib2graph.sources.universe import FileUniverse
+
+    return FileUniverse.from_files([DEMO_ZIP])
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.fail(f"the shared data folder {SHARED_DATA} is missing; tests need ../shared/data")
+    return SHARED_DATA
