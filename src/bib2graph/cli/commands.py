@@ -98,9 +98,9 @@ def _now() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def _decision_command(decision: str, reason_required: bool):
+def _decision_command(decision: str):
     @click.argument("ids", nargs=-1, required=True)
-    @click.option("--reason", "-r", default="", required=reason_required, help="Why (kept in curation.tsv).")
+    @click.option("--reason", "-r", default="", help="Why (kept in curation.tsv; required by reject).")
     @click.option("--by", default=None, help="Who decides (default: B2G_USER, else the login name).")
     @click.option("--wait", type=click.FloatRange(min=0), default=0.0, show_default=True,
                   help="Seconds to wait for another writer's lock before giving up (exit 5).")
@@ -114,6 +114,6 @@ def _decision_command(decision: str, reason_required: bool):
 
 
 cli.command("accept", help="Include works (IDs or DOIs) in the corpus, whatever the filters say.")(
-    _decision_command("accept", reason_required=False))
+    _decision_command("accept"))
 cli.command("reject", help="Exclude works (IDs or DOIs) from the corpus, saying why with --reason.")(
-    _decision_command("reject", reason_required=True))
+    _decision_command("reject"))

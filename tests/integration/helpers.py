@@ -1,0 +1,48 @@
+"""Running the real `b2g` (and through it the real Snakemake workflow) as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Call:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def envelope(self) -> dict:
+        lines = self.stdout.splitlines()
+        assert len(lines) == 1, f"expected one JSON line on stdout, got {len(lines)}: {self.stdout[:500]!r}"
+        return json.loads(lines[0])
+
+
+def b2g(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: int = 600) -> Call:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("B2G_")}
+    full_env.update(env or {})
+    proc = subprocess.run([sys.executable, "-m", "bib2graph", *args], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return Call(proc.returncode, proc.stdout, proc.stderr)
+
+
+def tree_state(folder: Path) -> dict[str, tuple[int, int]]:
+    """(size, mtime_ns) of every file below `folder`: what a no-op must leave untouched."""
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def ran_rules(stderr: str) -> set[str]:
+    """The rules Snakemake says it executed, from its job headers (`localrule corpus:`)."""
+    rules = set()
+    for line in stderr.splitlines():
+        line = line.strip()
+        for prefix in ("localrule ", "rule "):
+            if line.startswith(prefix) and line.endswith(":"):
+                rules.add(line[len(prefix):-1])
+    return rules

@@ -1,0 +1,158 @@
+"""The real workflow, end to end, on the bundled real corpus in a temporary workspace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import networkx as nx
+import pytest
+import yaml
+
+from bib2graph.networks import KINDS
+from bib2graph.networks.schema import NODES
+from bib2graph.tables import BUNDLE_TABLES, SCREENING, read_table
+
+from .helpers import b2g, ran_rules, tree_state
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("review")
+    init = b2g("init", str(root), "--json")
+    assert init.returncode == 0, init.stderr
+    assert init.envelope["data"]["created"] == [".gitignore", "config/curation.tsv", "config/research.yaml"]
+    first = b2g("run", "--cores", "2", "--json", "--workspace", str(root))
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert first.envelope["ok"] is True
+    return root
+
+
+def _nodes(root: Path, kind: str) -> set[str]:
+    return set(read_table(root / f"results/networks/{kind}/nodes.parquet", NODES).node_id)
+
+
+def test_every_network_matches_its_metrics_and_the_corpus_is_there(workspace):
+    for kind in KINDS:
+        folder = workspace / "results" / "networks" / kind
+        metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
+        graph = nx.read_graphml(folder / "network.graphml")
+        assert graph.number_of_nodes() == metrics["nodes"] > 0, kind
+        assert graph.number_of_edges() == metrics["edges"], kind
+        assert graph.is_directed() == (kind == "citation")
+        assert (folder / "manifest.json").is_file()
+    for name, schema in BUNDLE_TABLES.items():
+        assert len(read_table(workspace / f"results/corpus/{name}.parquet", schema)) > 0, name
+    screening = read_table(workspace / "results/corpus/screening.parquet", SCREENING)
+    assert screening.included.all()  # nothing filtered or rejected yet
+    report = (workspace / "results/report/index.html").read_text(encoding="utf-8")
+    assert "<svg" in report and "coupling" in report
+    manifest = json.loads((workspace / "results/corpus/manifest.json").read_text(encoding="utf-8"))
+    assert manifest["counts"]["included"] == len(screening)
+    assert all(not Path(p).is_absolute() for p in manifest["inputs"])
+
+
+def test_second_run_does_nothing(workspace):
+    before = tree_state(workspace / "results")
+    again = b2g("run", "--cores", "2", "--workspace", str(workspace))
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "Nothing to be done" in again.stderr
+    assert tree_state(workspace / "results") == before
+
+
+def test_status_is_one_json_line_and_names_the_stale_network(workspace):
+    status = b2g("status", "--json", "--workspace", str(workspace))
+    assert status.returncode == 0, status.stderr
+    env = status.envelope
+    assert env["schema"] == "1" and env["command"] == "status" and env["ok"]
+    data = env["data"]
+    assert data["up_to_date"] is True
+    assert {j["state"] for j in data["jobs"]} == {"complete"}
+    counts = data["counts"]
+    assert counts["seeds"] == 40 and counts["corpus"] == counts["pool"]
+    for kind in KINDS:
+        metrics = json.loads((workspace / f"results/networks/{kind}/metrics.json").read_text(encoding="utf-8"))
+        assert counts["networks"][kind] == {"nodes": metrics["nodes"], "edges": metrics["edges"]}
+
+    spec_path = workspace / "config/research.yaml"
+    original = spec_path.read_text(encoding="utf-8")
+    spec = yaml.safe_load(original)
+    spec["networks"]["keywords"]["min_occurrences"] = 3
+    spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    try:
+        jobs = {j["job"]: j for j in b2g("status", "--json", "--workspace", str(workspace)).envelope["data"]["jobs"]}
+    finally:
+        spec_path.write_text(original, encoding="utf-8")
+    assert jobs["network:keywords"]["state"] == "stale"
+    assert "params have changed since last execution" in jobs["network:keywords"]["reasons"]
+    for kind in set(KINDS) - {"keywords"}:
+        assert jobs[f"network:{kind}"]["state"] == "complete", kind
+    for job in ("seed", "chain", "corpus"):
+        assert jobs[job]["state"] == "complete"
+    assert {j["state"] for j in b2g("status", "--json", "--workspace", str(workspace))
+            .envelope["data"]["jobs"]} == {"complete"}
+
+
+def test_reject_reruns_corpus_onward_and_accept_restores(workspace):
+    coupling = _nodes(workspace, "coupling")
+    citation = _nodes(workspace, "citation")
+    victim = sorted(coupling & citation)[0]
+    upstream = [workspace / "results/seed/seeds.parquet", workspace / "results/chain/candidates.parquet"]
+    upstream_state = [p.stat().st_mtime_ns for p in upstream]
+
+    rejected = b2g("reject", victim, "--reason", "off-topic", "--json", "--workspace", str(workspace))
+    assert rejected.returncode == 0, rejected.stderr
+    assert rejected.envelope["data"]["changed"] == [victim]
+    rerun = b2g("run", "--cores", "2", "--workspace", str(workspace))
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    rules = ran_rules(rerun.stderr)
+    assert "corpus" in rules and "network" in rules
+    assert not rules & {"seed", "chain"}
+    assert [p.stat().st_mtime_ns for p in upstream] == upstream_state
+    works = read_table(workspace / "results/corpus/works.parquet", BUNDLE_TABLES["works"])
+    assert victim not in set(works.work_id)
+    assert victim not in _nodes(workspace, "coupling") and victim not in _nodes(workspace, "citation")
+    screening = read_table(workspace / "results/corpus/screening.parquet", SCREENING).set_index("work_id")
+    assert screening.loc[victim, "excluded_by"] == "curation"
+    assert screening.loc[victim, "decision_reason"] == "off-topic"
+
+    accepted = b2g("accept", victim, "--json", "--workspace", str(workspace))
+    assert accepted.returncode == 0, accepted.stderr
+    assert b2g("run", "--cores", "2", "--workspace", str(workspace)).returncode == 0
+    assert victim in _nodes(workspace, "coupling") and victim in _nodes(workspace, "citation")
+    assert _nodes(workspace, "coupling") == coupling
+
+
+def test_unknown_id_records_nothing(workspace):
+    curation = workspace / "config/curation.tsv"
+    before = curation.read_bytes()
+    call = b2g("reject", "W1", "W999999999999", "--reason", "x", "--json", "--workspace", str(workspace))
+    assert call.returncode == 2
+    assert call.envelope["error"]["code"] == "UNKNOWN_ID"
+    assert curation.read_bytes() == before
+
+
+@pytest.mark.parametrize("edit,key,place", [
+    (lambda s: s["networks"]["coupling"].update(min_wieght=2), "min_wieght", "networks.coupling.min_wieght"),
+    (lambda s: s["chain"].update(depth="two"), "depth", "chain.depth"),
+])
+def test_bad_spec_exits_2_and_changes_nothing(workspace, edit, key, place):
+    spec_path = workspace / "config/research.yaml"
+    original = spec_path.read_text(encoding="utf-8")
+    spec = yaml.safe_load(original)
+    edit(spec)
+    spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    before = tree_state(workspace / "results")
+    try:
+        call = b2g("run", "--json", "--workspace", str(workspace))
+    finally:
+        spec_path.write_text(original, encoding="utf-8")
+    assert call.returncode == 2
+    env = call.envelope
+    assert env["ok"] is False and env["exit_code"] == 2
+    assert env["error"]["code"] == "SPEC_INVALID"
+    assert env["error"]["details"]["key"] == key and env["error"]["details"]["place"] == place
+    assert place in env["error"]["message"]
+    assert tree_state(workspace / "results") == before
