@@ -23,13 +23,16 @@ from .tables import CANDIDATES, conform
 
 
 class CitationGraph(Protocol):
-    """What chaining needs to know of a source."""
+    """What chaining asks of a source, in batches (a remote source answers each call in few requests)."""
 
-    ids: set[str]
+    def references(self, work_ids: list[str]) -> dict[str, list[str]]:
+        """All referenced works of each work (inside the source or not)."""
 
-    def references(self, work_id: str) -> list[str]: ...
-    def cited_in_universe(self, work_id: str) -> list[str]: ...
-    def citing(self, work_id: str) -> list[str]: ...
+    def reachable_references(self, work_ids: list[str]) -> dict[str, list[str]]:
+        """The referenced works of each work that the source can deliver: backward chaining's reach."""
+
+    def citing(self, work_ids: list[str]) -> dict[str, list[str]]:
+        """The works of the source that cite each work: forward chaining's reach."""
 
 
 @dataclass
@@ -41,26 +44,23 @@ class ChainResult:
 
 def _discover(graph: CitationGraph, frontier: list[str], corpus: set[str], direction: str) -> dict[str, dict]:
     found: dict[str, dict] = {}
-    for work in frontier:
-        if direction in ("backward", "both"):
-            for ref in graph.cited_in_universe(work):
+
+    def note(work_id: str, via: str, how: str) -> None:
+        entry = found.setdefault(work_id, {"via": set(), "dirs": set()})
+        entry["via"].add(via)
+        entry["dirs"].add(how)
+
+    if direction in ("backward", "both"):
+        for work, refs in graph.reachable_references(frontier).items():
+            for ref in refs:
                 if ref not in corpus:
-                    found.setdefault(ref, {"via": set(), "dirs": set()})
-                    found[ref]["via"].add(work)
-                    found[ref]["dirs"].add("backward")
-        if direction in ("forward", "both"):
-            for citer in graph.citing(work):
+                    note(ref, work, "backward")
+    if direction in ("forward", "both"):
+        for work, citers in graph.citing(frontier).items():
+            for citer in citers:
                 if citer not in corpus:
-                    found.setdefault(citer, {"via": set(), "dirs": set()})
-                    found[citer]["via"].add(work)
-                    found[citer]["dirs"].add("forward")
+                    note(citer, work, "forward")
     return found
-
-
-def _score(graph: CitationGraph, work_id: str, corpus: set[str], corpus_refs: set[str]) -> tuple[int, int]:
-    refs = set(graph.references(work_id))
-    links = len(refs & corpus) + len(set(graph.citing(work_id)) & corpus)
-    return links, len(refs & corpus_refs)
 
 
 def chain(graph: CitationGraph, seeds: list[str], params: dict[str, Any]) -> ChainResult:
@@ -74,10 +74,19 @@ def chain(graph: CitationGraph, seeds: list[str], params: dict[str, Any]) -> Cha
         if direction == "none" or not frontier:
             break
         found = _discover(graph, frontier, corpus, direction)
-        corpus_refs = {r for w in corpus for r in graph.references(w)}
+        corpus_refs = graph.references(sorted(corpus))
+        referenced_by_corpus = {r for refs in corpus_refs.values() for r in refs}
+        cited_by = {}  # candidate -> corpus works citing it
+        for work, refs in corpus_refs.items():
+            for ref in refs:
+                if ref in found:
+                    cited_by.setdefault(ref, set()).add(work)
+        cand_refs = graph.references(sorted(found))
         ranked = []
         for work_id, info in found.items():
-            links, shared = _score(graph, work_id, corpus, corpus_refs)
+            refs = set(cand_refs.get(work_id, []))
+            links = len(refs & corpus) + len(cited_by.get(work_id, ()))
+            shared = len(refs & referenced_by_corpus)
             ranked.append((-links, -shared, work_id, links, shared, info))
         ranked.sort()
         admitted = []

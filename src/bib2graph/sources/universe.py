@@ -40,17 +40,17 @@ class FileUniverse:
                 yield from read_work_objects(path)
         return cls(bundle_from_works(objects()))
 
-    def references(self, work_id: str) -> list[str]:
-        """All works `work_id` references (inside or outside the universe)."""
-        return self._refs.get(work_id, [])
+    def references(self, work_ids: list[str]) -> dict[str, list[str]]:
+        """All works each one references (inside or outside the universe)."""
+        return {w: self._refs.get(w, []) for w in work_ids}
 
-    def cited_in_universe(self, work_id: str) -> list[str]:
-        """The referenced works of `work_id` that the universe holds: backward chaining's reach."""
-        return [r for r in self.references(work_id) if r in self.ids]
+    def reachable_references(self, work_ids: list[str]) -> dict[str, list[str]]:
+        """The referenced works the universe holds: backward chaining's reach."""
+        return {w: [r for r in self._refs.get(w, []) if r in self.ids] for w in work_ids}
 
-    def citing(self, work_id: str) -> list[str]:
-        """The works of the universe that cite `work_id`: forward chaining's reach."""
-        return self._citers.get(work_id, [])
+    def citing(self, work_ids: list[str]) -> dict[str, list[str]]:
+        """The works of the universe citing each one: forward chaining's reach."""
+        return {w: self._citers.get(w, []) for w in work_ids}
 
     def works(self, work_ids: Iterable[str]) -> Bundle:
         return self.bundle.subset(work_ids)
