@@ -1,6 +1,6 @@
 """The one exception hierarchy of bib2graph. Each class carries the exit code of the CLI contract.
 
-    B2GError                      (base; never raised itself)
+    B2GError                      exit 70 base; an exception outside the tree is reported as INTERNAL
     ├── UsageError                exit 1  a command used wrongly (bad combination of options)
     ├── DataError                 exit 2  bad spec, unknown ID, corrupt artifact, empty criterion
     │   └── SpecError             exit 2  the research spec breaks its schema (names key and place)
@@ -17,8 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 
+INTERNAL_EXIT = 70  # an unexpected exception: a bug, reported as code INTERNAL
+
+
 class B2GError(Exception):
-    exit_code = 70
+    exit_code = INTERNAL_EXIT
     code = "INTERNAL"
     retryable = False
 

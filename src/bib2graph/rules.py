@@ -14,7 +14,8 @@ from typing import Any
 
 from . import phases
 from .atomic import write_json
-from .errors import B2GError
+from .errors import INTERNAL_EXIT, B2GError
+
 
 ERROR_DIR = Path("results/logs")
 
@@ -42,6 +43,14 @@ def _dispatch(smk: Any) -> dict[str, Any]:
     raise RuntimeError(f"no phase for rule {rule!r}")
 
 
+def _fail(job_name: str, code: str, message: str, exit_code: int, retryable: bool,
+          subcode: str | None, details: dict) -> None:
+    logging.getLogger("bib2graph").error("%s failed: %s", job_name, message)
+    write_json(error_file(job_name), {"job": job_name, "code": code, "subcode": subcode, "message": message,
+                                      "exit_code": exit_code, "retryable": retryable, "details": details})
+    print(f"bib2graph: {message}", file=sys.stderr)
+
+
 def run_job(smk: Any) -> None:
     job_name = smk.rule + "".join(f".{v}" for v in smk.wildcards)
     handler = logging.FileHandler(smk.log[0], mode="w", encoding="utf-8") if smk.log else logging.StreamHandler()
@@ -54,12 +63,12 @@ def run_job(smk: Any) -> None:
         counts = _dispatch(smk)
         logging.getLogger("bib2graph").info("%s done: %s", job_name, counts)
     except B2GError as exc:
-        logging.getLogger("bib2graph").error("%s failed: %s", job_name, exc.message)
-        write_json(error_file(job_name), {"job": job_name, "code": exc.code, "subcode": exc.subcode,
-                                          "message": exc.message, "exit_code": exc.exit_code,
-                                          "retryable": exc.retryable, "details": exc.details})
-        print(f"bib2graph: {exc.message}", file=sys.stderr)
+        _fail(job_name, exc.code, exc.message, exc.exit_code, exc.retryable, exc.subcode, exc.details)
         sys.exit(1)
+    except Exception as exc:
+        _fail(job_name, "INTERNAL", f"unexpected {type(exc).__name__}: {exc}; this is a bib2graph bug",
+              INTERNAL_EXIT, False, None, {})
+        raise
     finally:
         root.removeHandler(handler)
         handler.close()

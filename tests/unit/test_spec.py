@@ -23,7 +23,7 @@ def test_defaults_fill_every_section():
 def test_listed_networks_only_are_built():
     filled = spec.validate({"networks": {"coupling": {"min_weight": 2}}})
     assert list(filled["networks"]) == ["coupling"]
-    assert filled["networks"]["coupling"] == {"min_weight": 2, "min_occurrences": 1, "normalization": "raw"}
+    assert filled["networks"]["coupling"] == {"min_weight": 2, "min_occurrences": 0, "normalization": "raw"}
 
 
 def test_unknown_key_names_key_and_place():

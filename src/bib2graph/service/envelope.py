@@ -12,9 +12,8 @@ import json
 from typing import Any
 
 from .. import CONTRACT_VERSION
-from ..errors import B2GError
+from ..errors import INTERNAL_EXIT, B2GError
 
-INTERNAL_EXIT = 70
 
 
 def success(command: str, data: dict[str, Any], warnings: list[str] | None = None) -> dict[str, Any]:
