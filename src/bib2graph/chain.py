@@ -10,6 +10,10 @@ a frontier work (forward). Each candidate is scored against the whole current co
 Candidates are ranked by (links desc, shared desc, work_id asc); ``score = links + shared/(1+shared)``
 orders the same way. Those with ``links ≥ min_links`` are admitted, best first, up to
 ``max_candidates`` per round. ``via`` lists the frontier works that led to each candidate.
+
+``max_citing`` caps the citing works one frontier work may bring forward: it keeps those that cite
+the most corpus works, ties by ID (not the first ones a page happens to list). Chaining stops early
+(saturation) when a round admits fewer than ``min_new`` works.
 """
 
 from __future__ import annotations
@@ -42,7 +46,19 @@ class ChainResult:
     rounds: list[dict[str, int]]
 
 
-def _discover(graph: CitationGraph, frontier: list[str], corpus: set[str], direction: str) -> dict[str, dict]:
+def _cap_citing(graph: CitationGraph, citing: dict[str, list[str]], corpus: set[str],
+                limit: int | None) -> dict[str, list[str]]:
+    """Keep, per cited work, the `limit` citing works outside the corpus with most links to it (ties by ID)."""
+    if limit is None:
+        return citing
+    outside = {work: [c for c in cs if c not in corpus] for work, cs in citing.items()}
+    refs = graph.references(sorted({c for cs in outside.values() for c in cs}))
+    links = {c: len(set(r) & corpus) for c, r in refs.items()}
+    return {work: sorted(cs, key=lambda c: (-links.get(c, 0), c))[:limit] for work, cs in outside.items()}
+
+
+def _discover(graph: CitationGraph, frontier: list[str], corpus: set[str], direction: str,
+              max_citing: int | None = None) -> dict[str, dict]:
     found: dict[str, dict] = {}
 
     def note(work_id: str, via: str, how: str) -> None:
@@ -56,7 +72,7 @@ def _discover(graph: CitationGraph, frontier: list[str], corpus: set[str], direc
                 if ref not in corpus:
                     note(ref, work, "backward")
     if direction in ("forward", "both"):
-        for work, citers in graph.citing(frontier).items():
+        for work, citers in _cap_citing(graph, graph.citing(frontier), corpus, max_citing).items():
             for citer in citers:
                 if citer not in corpus:
                     note(citer, work, "forward")
@@ -73,7 +89,7 @@ def chain(graph: CitationGraph, seeds: list[str], params: dict[str, Any]) -> Cha
     for rnd in range(1, depth + 1):
         if direction == "none" or not frontier:
             break
-        found = _discover(graph, frontier, corpus, direction)
+        found = _discover(graph, frontier, corpus, direction, params.get("max_citing"))
         corpus_refs = graph.references(sorted(corpus))
         referenced_by_corpus = {r for refs in corpus_refs.values() for r in refs}
         cited_by = {}  # candidate -> corpus works citing it
@@ -101,7 +117,11 @@ def chain(graph: CitationGraph, seeds: list[str], params: dict[str, Any]) -> Cha
                              "score": round(links + shared / (1 + shared), 6), "admitted": ok}
         corpus.update(admitted)
         frontier = sorted(admitted)
-        rounds.append({"round": rnd, "candidates": len(found), "admitted": len(admitted)})
+        saturated = len(admitted) < params.get("min_new", 0)
+        rounds.append({"round": rnd, "candidates": len(found), "admitted": len(admitted),
+                       "saturated": saturated})
+        if saturated:
+            break
     candidates = conform(pd.DataFrame(list(rows.values()), columns=list(CANDIDATES.columns)), CANDIDATES)
     admitted_all = sorted(candidates.loc[candidates["admitted"], "work_id"])
     return ChainResult(candidates=candidates, admitted=admitted_all, rounds=rounds)

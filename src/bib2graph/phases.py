@@ -15,19 +15,19 @@ from .atomic import write_json
 from .chain import chain
 from .corpus import build_corpus
 from .curation import read as read_decisions
-from .errors import DependencyError
 from .manifest import write_manifest
-from .seed import seed_from_universe
+from .seed import resolve_seeds
 from .sources.universe import FileUniverse
 from .spec import resolve_path
 from .tables import CANDIDATES, SCREENING, SEEDS, WORKS, Bundle, bundle_paths, read_table, write_table
 
 
-def _universe(source: dict[str, Any]) -> FileUniverse:
-    if source["kind"] != "files":
-        raise DependencyError("source.kind openalex needs the OpenAlex client, which this version does not "
-                              "ship yet; use `source.kind: files` with OpenAlex Work files",
-                              code="SOURCE_UNAVAILABLE")
+def open_source(source: dict[str, Any]):
+    """The works source the spec names: a universe of files, or OpenAlex through the raw store."""
+    if source["kind"] == "openalex":
+        from .sources.openalex_source import OpenAlexSource
+
+        return OpenAlexSource.open(source["openalex"])
     return FileUniverse.from_files([resolve_path(".", p) for p in source["files"]])
 
 
@@ -42,12 +42,14 @@ def seed_inputs(spec: dict[str, Any]) -> list[str]:
 
 def run_seed(params: str, out_seeds: str, out_manifest: str) -> dict[str, Any]:
     spec = json.loads(params)
-    universe = _universe(spec["source"])
+    source = open_source(spec["source"])
     files = spec["seed"]["files"]
-    result = seed_from_universe(universe, spec["seed"], [resolve_path(".", f) for f in files], files)
+    try:
+        result = resolve_seeds(source, spec["seed"], [resolve_path(".", f) for f in files], files)
+    finally:
+        source.close()
     write_table(result.seeds, SEEDS, out_seeds)
-    counts = {"seeds": len(result.seeds), "unresolved": len(result.unresolved),
-              "universe": len(universe.ids)}
+    counts = {"seeds": len(result.seeds), "unresolved": len(result.unresolved)}
     write_manifest(out_manifest, "seed", params, source_inputs(spec) + seed_inputs(spec), [out_seeds],
                    {**counts, "unresolved_entries": result.unresolved})
     return counts
@@ -56,11 +58,14 @@ def run_seed(params: str, out_seeds: str, out_manifest: str) -> dict[str, Any]:
 def run_chain(params: str, seeds_path: str, out_candidates: str, out_pool: str,
               out_manifest: str) -> dict[str, Any]:
     spec = json.loads(params)
-    universe = _universe(spec["source"])
+    source = open_source(spec["source"])
     seeds = read_table(seeds_path, SEEDS)
-    result = chain(universe, list(seeds["work_id"]), spec["chain"])
+    try:
+        result = chain(source, list(seeds["work_id"]), spec["chain"])
+        pool = source.records(list(seeds["work_id"]) + result.admitted)
+    finally:
+        source.close()
     write_table(result.candidates, CANDIDATES, out_candidates)
-    pool = universe.works(list(seeds["work_id"]) + result.admitted)
     pool.write(out_pool)
     counts = {"candidates": len(result.candidates), "admitted": len(result.admitted),
               "pool": len(pool.works), "rounds": result.rounds}

@@ -65,3 +65,25 @@ def test_chaining_is_deterministic(demo_universe):
     a = chain(demo_universe, seeds, {**BOTH, "max_candidates": 7}).candidates
     b = chain(demo_universe, list(reversed(seeds)), {**BOTH, "max_candidates": 7}).candidates
     pd.testing.assert_frame_equal(a, b)
+
+
+def test_max_citing_keeps_the_best_linked_citers(demo_universe):
+    seeds = included_ids(DEMO_LABELS)
+    forward = {**BOTH, "direction": "forward"}
+    free = chain(demo_universe, seeds, forward)
+    capped = chain(demo_universe, seeds, {**forward, "max_citing": 1})
+    citing = demo_universe.citing(seeds)
+    refs = demo_universe.references(sorted({c for cs in citing.values() for c in cs}))
+    expected = set()
+    for seed, citers in citing.items():
+        outside = [c for c in citers if c not in seeds]
+        if outside:
+            expected.add(min(outside, key=lambda c: (-len(set(refs[c]) & set(seeds)), c)))
+    assert set(capped.admitted) == expected
+    assert len(capped.admitted) < len(free.admitted)
+
+
+def test_saturation_stops_early(demo_universe):
+    seeds = included_ids(DEMO_LABELS)[:5]
+    result = chain(demo_universe, seeds, {**BOTH, "depth": 4, "min_new": 10_000})
+    assert len(result.rounds) == 1 and result.rounds[0]["saturated"] is True

@@ -15,7 +15,7 @@ def _pool(universe, n_seeds=10):
     seeds = included_ids(DEMO_LABELS)[:n_seeds]
     result = chain(universe, seeds, {"direction": "both", "depth": 1, "max_candidates": 1000, "min_links": 1})
     seed_table = conform(pd.DataFrame({"work_id": seeds, "seeded_by": "id"}), SEEDS)
-    return universe.works(seeds + result.admitted), seed_table, result.candidates
+    return universe.records(seeds + result.admitted), seed_table, result.candidates
 
 
 def test_every_pooled_work_is_screened_and_included_by_default(demo_universe):

@@ -12,7 +12,8 @@ from ..conftest import ROOT
 
 def test_defaults_fill_every_section():
     filled = spec.validate({"source": {"files": ["x.zip"]}, "seed": {"ids": ["W1"]}})
-    assert filled["chain"] == {"direction": "both", "depth": 1, "max_candidates": 1000, "min_links": 1}
+    assert filled["chain"] == {"direction": "both", "depth": 1, "max_candidates": 1000, "min_links": 1,
+                               "max_citing": None, "min_new": 0}
     assert sorted(filled["networks"]) == ["citation", "coauthorship", "cocitation", "coupling",
                                           "institutions", "keywords"]
     assert filled["networks"]["keywords"]["field"] == "auto"

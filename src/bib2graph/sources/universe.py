@@ -11,6 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Iterable
 
+from ..errors import DataError
 from ..tables import Bundle
 from .files import read_work_objects
 from .records import bundle_from_works
@@ -52,5 +53,22 @@ class FileUniverse:
         """The works of the universe citing each one: forward chaining's reach."""
         return {w: self._citers.get(w, []) for w in work_ids}
 
-    def works(self, work_ids: Iterable[str]) -> Bundle:
+    def known_ids(self, work_ids: list[str]) -> dict[str, str]:
+        """Asked ID → ID, for the IDs the universe holds."""
+        return {w: w for w in work_ids if w in self.ids}
+
+    def ids_for_dois(self, dois: list[str]) -> dict[str, str]:
+        """DOI → work ID for the DOIs of works in the universe."""
+        return {d: self.by_doi[d] for d in dois if d in self.by_doi}
+
+    def search(self, query: str, max_results: int) -> list[str]:
+        raise DataError("seed.query searches OpenAlex and needs `source.kind: openalex`; with a files "
+                        "source list the seeds under seed.ids, seed.dois or seed.files",
+                        code="SPEC_UNSUPPORTED", details={"key": "query", "place": "seed.query"})
+
+    def records(self, work_ids: Iterable[str]) -> Bundle:
+        """The bundle tables of `work_ids`."""
         return self.bundle.subset(work_ids)
+
+    def close(self) -> None:
+        """Nothing to release; present so every source can be closed alike."""

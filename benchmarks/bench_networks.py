@@ -1,0 +1,145 @@
+"""Network build at 10k, 50k and 100k works with heavy-tailed, seeded synthetic corpora.
+
+For each size and kind it prints the pair-counting time, the full build time (counting,
+normalisation, communities, metrics) and the peak memory of a child process doing only that, and,
+measured in the same run on the same data, the ratio of coupling and co-citation counting to a bare
+`scipy.sparse` product and (at 10k, where it finishes) to a pure-Python pair count.
+
+    python benchmarks/bench_networks.py                 # 10k, 50k, 100k
+    python benchmarks/bench_networks.py --sizes 10000   # one size
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import resource
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+KINDS = ("coupling", "cocitation", "citation", "coauthorship", "institutions", "keywords")
+
+
+def synthetic_corpus(n_works: int, seed: int = 7):
+    """A corpus whose references follow p ∝ 1/rank^0.6 over 10·n cited works (as real ones are skewed)."""
+    from bib2graph.tables import Bundle
+
+    rng = np.random.default_rng(seed)
+    ids = np.array([f"W{i}" for i in range(1, n_works + 1)])
+    n_refs = np.clip(rng.poisson(25, n_works), 1, 200)
+    pool = 10 * n_works
+    weights = 1.0 / np.arange(1, pool + 1) ** 0.6
+    weights /= weights.sum()
+    ref_rows = rng.choice(pool, size=int(n_refs.sum()), p=weights)
+    # a tenth of the cited pool is the corpus itself, so citation edges exist
+    ref_ids = np.where(ref_rows < n_works, np.char.add("W", (ref_rows + 1).astype(str)),
+                       np.char.add("W9", ref_rows.astype(str)))
+    refs = pd.DataFrame({"work_id": np.repeat(ids, n_refs), "referenced_id": ref_ids}).drop_duplicates()
+    n_auth = np.clip(rng.poisson(4, n_works), 1, 30)
+    author = rng.zipf(1.6, int(n_auth.sum())) % (2 * n_works)
+    auth = pd.DataFrame({"work_id": np.repeat(ids, n_auth),
+                         "position": np.concatenate([np.arange(k) for k in n_auth]),
+                         "author_id": np.char.add("A", author.astype(str)), "author_name": "x",
+                         "author_position": "middle"})
+    auth = auth.drop_duplicates(["work_id", "author_id"])
+    aff = auth[["work_id", "position"]].copy()
+    aff["institution_id"] = np.char.add("I", (rng.zipf(1.4, len(aff)) % 20000).astype(str))
+    aff["institution_name"], aff["country_code"] = "x", None
+    n_terms = 6
+    terms = pd.DataFrame({"work_id": np.repeat(ids, n_terms),
+                          "term_id": np.char.add("keywords/k", (rng.zipf(1.3, n_works * n_terms) % 5000).astype(str))})
+    terms = terms.drop_duplicates()
+    terms["field"], terms["term"], terms["score"] = "keywords", terms["term_id"], 0.5
+    works = pd.DataFrame({"work_id": ids, "doi": None, "title": ids, "year": rng.integers(1990, 2026, n_works),
+                          "publication_date": None, "type": "article", "language": "en", "venue_id": None,
+                          "venue": None, "cited_by_count": 0, "n_references": n_refs, "is_retracted": False,
+                          "abstract": None, "updated_date": None})
+    return Bundle(works=works, authorships=auth, affiliations=aff, references=refs,
+                  terms=terms[["work_id", "field", "term_id", "term", "score"]])
+
+
+def bare_product(refs: pd.DataFrame, kind: str) -> float:
+    """Seconds for the bare sparse product that coupling (A·Aᵀ) or co-citation (Aᵀ·A) needs."""
+    start = time.perf_counter()
+    w = pd.factorize(refs["work_id"])[0]
+    r = pd.factorize(refs["referenced_id"])[0]
+    a = sp.csr_matrix((np.ones(len(w), np.int32), (w, r)))
+    product = a @ a.T if kind == "coupling" else a.T @ a
+    sp.triu(product, k=1).tocoo()
+    return time.perf_counter() - start
+
+
+def pure_python(refs: pd.DataFrame, kind: str) -> float:
+    """Seconds for an inverted index and a Counter over itertools.combinations."""
+    start = time.perf_counter()
+    groups = defaultdict(set)
+    key, member = ("referenced_id", "work_id") if kind == "coupling" else ("work_id", "referenced_id")
+    for g, m in zip(refs[key], refs[member]):
+        groups[g].add(m)
+    counts = Counter()
+    for members in groups.values():
+        counts.update(itertools.combinations(sorted(members), 2))
+    return time.perf_counter() - start
+
+
+def child(size: int, kind: str, python_baseline: bool) -> dict:
+    from bib2graph import networks
+    from bib2graph.networks.build import BUILDERS
+
+    corpus = synthetic_corpus(size)
+    params = networks.resolve_params(kind, {"min_occurrences": 1} if kind == "cocitation" else {})
+    start = time.perf_counter()
+    raw = BUILDERS[kind](corpus, params)
+    counting = time.perf_counter() - start
+    start = time.perf_counter()
+    net = networks.build(kind, corpus, params, {"stability_runs": 1})
+    full = time.perf_counter() - start
+    out = {"size": size, "kind": kind, "nodes": net.metrics["nodes"], "edges": net.metrics["edges"],
+           "counting_s": counting, "build_s": full, "raw_pairs": int(len(raw.count))}
+    if kind in ("coupling", "cocitation"):
+        refs = corpus.references
+        out["bare_s"] = min(bare_product(refs, kind) for _ in range(3))
+        if python_baseline:
+            out["python_s"] = pure_python(refs, kind)
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000, 100_000])
+    parser.add_argument("--kinds", nargs="+", default=list(KINDS))
+    parser.add_argument("--child", nargs=3, metavar=("SIZE", "KIND", "PY"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(int(args.child[0]), args.child[1], args.child[2] == "1")))
+        return
+    print(f"{'works':>7} {'kind':<13} {'nodes':>8} {'edges':>10} {'count s':>8} {'build s':>8} "
+          f"{'peak MB':>8} {'bare s':>7} {'×bare':>6} {'python s':>9} {'×python':>8}")
+    for size in args.sizes:
+        for kind in args.kinds:
+            proc = subprocess.run([sys.executable, __file__, "--child", str(size), kind,
+                                   "1" if size <= 10_000 else "0"], capture_output=True, text=True)
+            if proc.returncode != 0:
+                print(f"{size:>7} {kind:<13} failed: {proc.stderr.strip().splitlines()[-1:]}")
+                continue
+            r = json.loads(proc.stdout)
+            bare = f"{r['bare_s']:7.2f} {r['counting_s'] / r['bare_s']:6.2f}" if "bare_s" in r else f"{'':7} {'':6}"
+            py = (f"{r['python_s']:9.2f} {r['counting_s'] / r['python_s']:8.3f}" if "python_s" in r
+                  else f"{'':9} {'':8}")
+            print(f"{size:>7} {kind:<13} {r['nodes']:>8} {r['edges']:>10} {r['counting_s']:8.2f} "
+                  f"{r['build_s']:8.2f} {r['peak_mb']:8.0f} {bare} {py}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
