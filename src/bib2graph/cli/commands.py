@@ -65,15 +65,16 @@ def init(folder: str, force: bool, json_flag: bool) -> int:
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--refresh", is_flag=True, help="Fetch from OpenAlex again instead of reusing the raw store.")
 @common
-def run(args: tuple[str, ...], json_flag: bool, workspace: str | None) -> int:
+def run(args: tuple[str, ...], refresh: bool, json_flag: bool, workspace: str | None) -> int:
     """Run the workflow, or up to one phase (seed, chain, corpus, networks, exports, report).
 
     Other arguments go to Snakemake, e.g. `b2g run corpus --cores 2` or `b2g run --executor slurm`.
     """
     from ..service.run import run_workflow
 
-    return execute("run", lambda: run_workflow(resolve(workspace), list(args)))
+    return execute("run", lambda: run_workflow(resolve(workspace), list(args), refresh=refresh))
 
 
 @cli.command()

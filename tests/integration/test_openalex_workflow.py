@@ -1,0 +1,168 @@
+"""The real workflow fetching from OpenAlex: the real client over HTTP against the loopback server."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bib2graph.sources.records import short_id
+from bib2graph.sources.store import ApiRequest
+from bib2graph.tables import CANDIDATES, read_table
+
+from ..conftest import DEMO_LABELS, DEMO_ZIP, included_ids
+from ..openalex_server import OpenAlexTestServer, load_works
+from .helpers import b2g
+
+pytestmark = pytest.mark.integration
+SEEDS = included_ids(DEMO_LABELS)[:6]
+
+
+@pytest.fixture
+def server():
+    with OpenAlexTestServer(load_works([DEMO_ZIP]), retry_after=0) as srv:
+        yield srv
+
+
+def workspace(root: Path, depth: int = 1) -> Path:
+    assert b2g("init", str(root)).returncode == 0
+    spec = {"name": "openalex test", "source": {"kind": "openalex"}, "seed": {"ids": SEEDS},
+            "chain": {"direction": "both", "depth": depth}, "networks": {"citation": {}},
+            "export": {"formats": ["graphml"]}}
+    (root / "config/research.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    return root
+
+
+def run(root: Path, srv: OpenAlexTestServer, *extra: str):
+    return b2g("run", "--cores", "1", "--json", *extra, "--workspace", str(root),
+               env={"B2G_OPENALEX_URL": srv.url, "OPENALEX_API_KEY": "secret-test-key"})
+
+
+def neighbours(srv: OpenAlexTestServer, works: set[str]) -> set[str]:
+    """Universe works citing or cited by `works`, computed from the served records directly."""
+    universe = {short_id(w["id"]): w for w in load_works([DEMO_ZIP])}
+    out = set()
+    for wid, work in universe.items():
+        refs = {short_id(r) for r in work.get("referenced_works") or []}
+        if wid in works:
+            out |= {r for r in refs if r in universe}
+        if refs & works:
+            out.add(wid)
+    return out - works
+
+
+def stored_keys(root: Path) -> set[str]:
+    return {p.stem for p in (root / "resources/openalex").rglob("*.json")}
+
+
+def asked_again(srv: OpenAlexTestServer, keys: set[str]) -> list[dict]:
+    """Logged requests the store already held an answer for."""
+    return [r for r in srv.requests() if ApiRequest.make(r["path"], r["params"]).key in keys]
+
+
+def results_bytes(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / "results").rglob("*"))
+            if p.is_file() and "logs" not in p.parts and "benchmarks" not in p.parts}
+
+
+def test_depth_one_admits_the_citation_neighbours_with_few_requests(tmp_path, server):
+    root = workspace(tmp_path / "ws")
+    call = run(root, server)
+    assert call.returncode == 0, call.stderr[-3000:]
+    cands = read_table(root / "results/chain/candidates.parquet", CANDIDATES)
+    admitted = set(cands[cands.admitted].work_id)
+    assert admitted == neighbours(server, set(SEEDS))
+    assert all(set(v.split()) <= set(SEEDS) for v in cands.via)
+    lists = server.requests("list")
+    ok_lists = [r for r in lists if r["status"] == 200]
+    looked_up = [r for r in ok_lists if r["params"].get("filter", "").startswith("openalex:")]
+    cites = [r for r in ok_lists if r["params"].get("filter", "").startswith("cites:")]
+    values = [len(r["params"]["filter"].split(":", 1)[1].split("|")) for r in looked_up]
+    assert all(v <= 100 for v in values)
+    assert len(looked_up) <= sum(math.ceil(v / 100) for v in values) + 3  # seeds, references, candidates
+    assert len(cites) <= 2  # six seeds: one OR-batch, one page (or two)
+    assert all(r["had_api_key"] for r in server.requests())
+    for path in (root / "resources/openalex").rglob("*.json"):
+        assert "secret-test-key" not in path.read_text(encoding="utf-8")
+
+    server.clear_log()
+    first = results_bytes(root)
+    for folder in ("seed", "chain", "corpus", "networks", "export", "report"):
+        for p in sorted((root / "results" / folder).rglob("*"), reverse=True):
+            p.unlink() if p.is_file() else p.rmdir()
+    again = run(root, server)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert server.requests() == []  # the raw store answers everything
+    assert results_bytes(root) == first
+
+
+def test_faults_at_30_percent_give_the_same_artifacts(tmp_path, server):
+    clean = workspace(tmp_path / "clean")
+    assert run(clean, server).returncode == 0
+    server.faults.set("throttle", 0.15).set("error503", 0.15)
+    faulty = workspace(tmp_path / "faulty")
+    call = run(faulty, server)
+    assert call.returncode == 0, call.stderr[-3000:]
+    assert any(r["fault"] for r in server.requests())
+    assert results_bytes(faulty) == results_bytes(clean)
+
+
+def test_exhausted_budget_exits_4_and_keeps_what_was_fetched(tmp_path):
+    with OpenAlexTestServer(load_works([DEMO_ZIP]), budget=4, reset_seconds=3600, retry_after=0) as srv:
+        root = workspace(tmp_path / "ws")
+        call = run(root, srv)
+        assert call.returncode == 4, call.stderr[-2000:]
+        env = call.envelope
+        assert env["error"]["code"] == "BUDGET_EXHAUSTED" and env["error"]["retryable"] is False
+        assert "3600" in env["error"].get("subcode", "") + str(env["error"].get("details", {}))
+        stored = stored_keys(root)
+        assert stored
+        srv.reset_budget()
+        srv.clear_log()
+        resumed = run(root, srv)
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+        assert srv.requests() and asked_again(srv, stored) == []
+
+
+def test_depth_two_chains_from_the_first_round(tmp_path, server):
+    root = workspace(tmp_path / "ws", depth=2)
+    assert run(root, server).returncode == 0
+    cands = read_table(root / "results/chain/candidates.parquet", CANDIDATES)
+    one = set(cands[(cands["round"] == 1) & cands.admitted].work_id)
+    two = cands[(cands["round"] == 2) & cands.admitted]
+    assert len(two) > 0
+    assert set(two.work_id) == neighbours(server, one) - set(SEEDS)
+    assert all(set(v.split()) <= one for v in two.via)
+
+
+def test_a_run_killed_mid_fetch_finishes_the_same(tmp_path):
+    reference_root = tmp_path / "reference"
+    with OpenAlexTestServer(load_works([DEMO_ZIP]), retry_after=0) as srv:
+        workspace(reference_root)
+        assert run(reference_root, srv).returncode == 0
+    with OpenAlexTestServer(load_works([DEMO_ZIP]), retry_after=0, latency=0.05) as srv:
+        root = workspace(tmp_path / "ws")
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("B2G_")},
+               "B2G_OPENALEX_URL": srv.url}
+        proc = subprocess.Popen([sys.executable, "-m", "bib2graph", "run", "--cores", "1", "--workspace",
+                                 str(root)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        deadline = time.monotonic() + 120
+        while len(list((root / "resources/openalex").rglob("*.json"))) < 3:  # wait for stored responses
+            assert proc.poll() is None and time.monotonic() < deadline, "the run ended before it was killed"
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        stored = stored_keys(root)
+        srv.clear_log()
+        again = run(root, srv)
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert asked_again(srv, stored) == []
+    assert results_bytes(root) == results_bytes(reference_root)
