@@ -100,18 +100,12 @@ def run_network(kind: str, params: str, corpus_dir: str, out: dict[str, str]) ->
     spec = json.loads(params)
     corpus = Bundle.read(corpus_dir)
     net = networks.build(kind, corpus, spec["network"], spec["communities"])
-    write_table(net.nodes, networks.schema.NODES, out["nodes"])
-    write_table(net.edges, networks.schema.EDGES, out["edges"])
-    if net.evidence is not None:
-        write_table(net.evidence, networks.schema.EVIDENCE, out["evidence"])
-    else:
-        write_table(networks.schema.empty_evidence(), networks.schema.EVIDENCE, out["evidence"])
+    net.write(Path(out["metrics"]).parent)
     write_graphml(net, corpus, out["graphml"])
-    write_json(out["metrics"], net.metrics)
+    counts = {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]}
     write_manifest(Path(out["metrics"]).with_name("manifest.json"), f"network:{kind}", params,
-                   bundle_paths(corpus_dir), list(out.values()),
-                   {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]})
-    return {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]}
+                   bundle_paths(corpus_dir), list(out.values()), counts)
+    return counts
 
 
 EXPORT_FILES = {
@@ -128,25 +122,12 @@ def export_names(formats: list[str]) -> list[str]:
     return [name for fmt in EXPORT_FILES if fmt in formats for name in EXPORT_FILES[fmt]]
 
 
-def read_network(kind: str, folder: str | Path) -> "networks.Network":
-    """A built network read back from its folder (nodes, edges, evidence, metrics)."""
-    from . import networks
-
-    folder = Path(folder)
-    evidence_path = folder / "evidence.parquet"
-    evidence = read_table(evidence_path, networks.schema.EVIDENCE) if evidence_path.exists() else None
-    metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
-    return networks.Network(kind=kind, directed=bool(metrics.get("directed", kind == "citation")),
-                            nodes=read_table(folder / "nodes.parquet", networks.schema.NODES),
-                            edges=read_table(folder / "edges.parquet", networks.schema.EDGES),
-                            evidence=evidence, metrics=metrics)
-
-
 def run_export(kind: str, params: str, network_dir: str, corpus_dir: str, out_dir: str) -> dict[str, Any]:
     from . import export
+    from .networks import Network
 
     formats = json.loads(params)["export"]["formats"]
-    net = read_network(kind, network_dir)
+    net = Network.read(network_dir)
     corpus = Bundle.read(corpus_dir)
     out = Path(out_dir)
     if "graphml" in formats:

@@ -1,0 +1,196 @@
+"""Bibliometric networks of a corpus Bundle: build, normalise, cluster and measure.
+
+    from bib2graph.networks import KINDS, DEFAULTS, build, Network
+    net = build("coupling", bundle, {"normalization": "salton"}, {"algorithm": "leiden"})
+
+`build` is pure and deterministic: equal inputs give equal tables and an equal metrics dict. Definitions,
+formulas and the data dictionary are in docs/networks.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ..atomic import write_json
+from ..errors import DataError
+from ..tables import Bundle, conform, read_table, write_table
+from . import communities as _communities
+from .build import BUILDERS
+from .labels import describe
+from .metrics import network_summary, node_metrics, tidy
+from .normalize import FORMULAS, METHODS, normalize
+from .schema import EDGES, EVIDENCE, NODES
+
+KINDS = ("coupling", "cocitation", "citation", "coauthorship", "institutions", "keywords")
+NORMALIZATIONS = METHODS
+COUNTINGS = ("full", "fractional")
+FIELDS = ("auto", "keywords", "topics", "concepts")
+COMMUNITY_DEFAULTS = dict(_communities.DEFAULTS)
+
+_BASE = {"min_occurrences": 1, "min_weight": 1, "normalization": "raw"}
+_COUNTED = {**_BASE, "counting": "full"}
+DEFAULTS: dict[str, dict] = {
+    # every corpus work is a node by default (min_occurrences 0), isolated or not
+    "coupling": {**_BASE, "min_occurrences": 0},
+    # a reference cited by a single corpus work only repeats that work's reference list: skip by default
+    "cocitation": {**_BASE, "min_occurrences": 2},
+    "citation": {**_BASE, "min_occurrences": 0},
+    "coauthorship": dict(_COUNTED),
+    "institutions": dict(_COUNTED),
+    "keywords": {**_COUNTED, "field": "auto", "thesaurus": None},
+}
+
+DEFINITIONS = {
+    "coupling": "Bibliographic coupling. Nodes: corpus works d with s_d = |R(d)| >= min_occurrences, R(d) the "
+                "works d references. Edge (a, b) when c_ab = |R(a) & R(b)| >= min_weight.",
+    "cocitation": "Co-citation. Nodes: works x cited by the corpus with s_x = #{corpus works citing x} >= "
+                  "min_occurrences. Edge (x, y) when c_xy = #{corpus works citing both x and y} >= min_weight.",
+    "citation": "Direct citation (directed). Nodes: corpus works d with s_d = #{corpus works citing d} >= "
+                "min_occurrences. Arc citing -> cited, count 1, for each reference between two node works "
+                "(self-citations ignored).",
+    "coauthorship": "Co-authorship. Nodes: authors (OpenAlex IDs) with s_x = #{works of x} >= min_occurrences. "
+                    "Edge (x, y) when at least min_weight works contain both; c_xy = sum of w_d over those works.",
+    "institutions": "Co-institution. Nodes: institutions with s_x = #{works of x} >= min_occurrences. "
+                    "Edge (x, y) when at least min_weight works contain both; c_xy = sum of w_d over those works.",
+    "keywords": "Co-word. Nodes: terms of the chosen field (after the thesaurus) with s_x = #{works with x} >= "
+                "min_occurrences. Edge (x, y) when at least min_weight works contain both; c_xy = sum of w_d "
+                "over those works.",
+}
+COUNTING_FORMULAS = {"full": "w_d = 1", "fractional": "w_d = 1 / (n_d - 1), n_d = number of distinct items of d"}
+
+
+@dataclass
+class Network:
+    """A built network: typed node, edge and evidence tables plus a JSON-able metrics report."""
+
+    kind: str
+    directed: bool
+    nodes: pd.DataFrame
+    edges: pd.DataFrame
+    evidence: pd.DataFrame | None
+    metrics: dict
+
+    def write(self, folder: str | os.PathLike[str]) -> None:
+        """nodes.parquet, edges.parquet, evidence.parquet and metrics.json."""
+        folder = Path(folder)
+        write_table(self.nodes, NODES, folder / "nodes.parquet")
+        write_table(self.edges, EDGES, folder / "edges.parquet")
+        if self.evidence is not None:
+            write_table(self.evidence, EVIDENCE[self.kind], folder / "evidence.parquet")
+        write_json(folder / "metrics.json", self.metrics)
+
+    @classmethod
+    def read(cls, folder: str | os.PathLike[str]) -> "Network":
+        """The network written by `write` (its kind and direction come from metrics.json)."""
+        folder = Path(folder)
+        try:
+            metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise DataError(f"artifact {folder / 'metrics.json'} does not exist; run `b2g run` to build it",
+                            code="ARTIFACT_MISSING") from None
+        kind = metrics["kind"]
+        evidence = read_table(folder / "evidence.parquet", EVIDENCE[kind]) if kind in EVIDENCE else None
+        return cls(kind=kind, directed=bool(metrics["directed"]),
+                   nodes=read_table(folder / "nodes.parquet", NODES),
+                   edges=read_table(folder / "edges.parquet", EDGES), evidence=evidence, metrics=metrics)
+
+
+def _invalid(message: str) -> DataError:
+    return DataError(message, code="NETWORK_PARAMS_INVALID")
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def resolve_params(kind: str, params: dict | None) -> dict:
+    """The kind's parameters with DEFAULTS filled in; unknown keys and bad values are a DataError."""
+    if kind not in KINDS:
+        raise _invalid(f"unknown network kind {kind!r}; known: {list(KINDS)}")
+    params = dict(params or {})
+    unknown = sorted(set(params) - set(DEFAULTS[kind]))
+    if unknown:
+        raise _invalid(f"unknown parameter(s) {unknown} for the {kind} network; known: {sorted(DEFAULTS[kind])}")
+    out = {**DEFAULTS[kind], **params}
+    occ = out["min_occurrences"]
+    if not isinstance(occ, int) or isinstance(occ, bool) or occ < 0:
+        raise _invalid(f"min_occurrences must be an integer >= 0, not {occ!r}")
+    if not _is_number(out["min_weight"]) or out["min_weight"] <= 0:
+        raise _invalid(f"min_weight must be a number > 0, not {out['min_weight']!r}")
+    if out["normalization"] not in METHODS:
+        raise _invalid(f"normalization must be one of {list(METHODS)}, not {out['normalization']!r}")
+    if kind == "citation" and out["normalization"] != "raw":
+        raise _invalid(f"the citation network is unweighted; normalization must be 'raw', "
+                       f"not {out['normalization']!r}")
+    if "counting" in out and out["counting"] not in COUNTINGS:
+        raise _invalid(f"counting must be one of {list(COUNTINGS)}, not {out['counting']!r}")
+    if "field" in out and out["field"] not in FIELDS:
+        raise _invalid(f"field must be one of {list(FIELDS)}, not {out['field']!r}")
+    if out.get("thesaurus") is not None and not isinstance(out["thesaurus"], (str, os.PathLike)):
+        raise _invalid(f"thesaurus must be a path or null, not {out['thesaurus']!r}")
+    if out.get("thesaurus") is not None:
+        out["thesaurus"] = os.fspath(out["thesaurus"])
+    return out
+
+
+def definition(kind: str, params: dict) -> str:
+    """The text of the network's definition, counting and normalisation formulas."""
+    parts = [DEFINITIONS[kind]]
+    if "counting" in params:
+        parts.append(f"Counting {params['counting']}: {COUNTING_FORMULAS[params['counting']]}.")
+    parts.append(f"Weight ({params['normalization']}): {FORMULAS[params['normalization']]}.")
+    return " ".join(parts)
+
+
+def build(kind: str, corpus: Bundle, params: dict | None = None, communities: dict | None = None) -> Network:
+    """Build the `kind` network of `corpus`: nodes, edges, evidence, clusters and metrics.
+
+    Steps: items below ``min_occurrences`` are dropped before pairing; pairs are counted sparsely; edges
+    whose raw count (under fractional counting: number of shared works) is below ``min_weight`` are
+    dropped; the remaining edges are normalised; clusters are detected on the normalised weights;
+    centralities are computed last.
+    """
+    params = resolve_params(kind, params)
+    community_params = _communities.resolve(communities)
+    raw = BUILDERS[kind](corpus, params)
+    n = len(raw.nodes)
+    i, j, count = raw.source, raw.target, raw.count
+    weight = normalize(i, j, count, raw.nodes["occurrences"].to_numpy(), params["normalization"])
+    clusters, report = _communities.detect(n, i, j, weight, community_params)
+    measures, notes = node_metrics(n, i, j, count, weight, raw.directed, community_params["seed"])
+    nodes = pd.concat([raw.nodes.reset_index(drop=True), measures], axis=1).assign(cluster=clusters)
+    nodes = conform(nodes, NODES)
+    ids = raw.nodes["node_id"].to_numpy(dtype=object)
+    edges = conform(pd.DataFrame({"source": ids[i], "target": ids[j], "count": count, "weight": weight}), EDGES)
+    evidence = conform(raw.evidence, EVIDENCE[kind]) if raw.evidence is not None else None
+    summary = network_summary(n, i, j, count, weight, raw.directed)
+    cluster_list, singletons = describe(kind, nodes, corpus)
+    metrics = {
+        "kind": kind,
+        "directed": raw.directed,
+        "definition": definition(kind, params),
+        "parameters": params,
+        "communities": community_params,
+        "community_detection": report["implementation"],
+        **summary,
+        "modularity": report["modularity"],
+        "quality": report["quality"],
+        "n_clusters": int(nodes["cluster"].max()) if n else 0,
+        "singleton_clusters": singletons,
+        "clusters": cluster_list,
+        "stability": report["stability"],
+        **notes,
+        "notes": raw.notes,
+    }
+    return Network(kind=kind, directed=raw.directed, nodes=nodes, edges=edges, evidence=evidence,
+                   metrics=tidy(metrics))
+
+
+__all__ = ["COMMUNITY_DEFAULTS", "COUNTINGS", "DEFAULTS", "FIELDS", "KINDS", "NORMALIZATIONS", "Network",
+           "build", "definition", "resolve_params"]

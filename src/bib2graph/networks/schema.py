@@ -1,0 +1,66 @@
+"""The pandera schemas of a network's tables: nodes, edges and (for coupling and co-citation) evidence.
+
+They follow the conventions of `bib2graph.tables`: strict, ordered, coerced, unique on the key, and the
+key recorded in the metadata so that `tables.conform`/`write_table` sort rows by it.
+"""
+
+from __future__ import annotations
+
+import pandera.pandas as pa
+
+_str = pa.Column(str, nullable=False)
+_ostr = pa.Column(str, nullable=True, required=True)
+_count = pa.Column("Int64", pa.Check.ge(0), nullable=False)
+_float = pa.Column(float, nullable=False)
+
+
+def _schema(name: str, columns: dict[str, pa.Column], key: list[str]) -> pa.DataFrameSchema:
+    return pa.DataFrameSchema(columns, name=name, strict=True, ordered=True, coerce=True,
+                              unique=key, metadata={"key": key})
+
+
+NODES = _schema("nodes", {
+    "node_id": _str,
+    "label": _str,
+    "occurrences": _count,
+    "year": pa.Column("Int64", nullable=True),
+    "doi": _ostr,
+    "in_corpus": pa.Column(bool),
+    "degree": _count,
+    "strength": pa.Column(float, pa.Check.ge(0)),
+    "link_strength": pa.Column(float, pa.Check.ge(0)),
+    "pagerank": pa.Column(float, pa.Check.ge(0)),
+    "betweenness": pa.Column(float, pa.Check.ge(0)),
+    "eigenvector": pa.Column(float, pa.Check.ge(0)),
+    "cluster": pa.Column("Int64", pa.Check.ge(1)),
+}, ["node_id"])
+
+EDGES = _schema("edges", {
+    "source": _str,
+    "target": _str,
+    "count": pa.Column(float, pa.Check.gt(0)),
+    "weight": pa.Column(float, pa.Check.gt(0)),
+}, ["source", "target"])
+
+COUPLING_EVIDENCE = _schema("coupling_evidence", {
+    "source": _str,
+    "target": _str,
+    "reference_id": _str,
+}, ["source", "target", "reference_id"])
+
+COCITATION_EVIDENCE = _schema("cocitation_evidence", {
+    "source": _str,
+    "target": _str,
+    "citing_id": _str,
+}, ["source", "target", "citing_id"])
+
+WORK_EVIDENCE = _schema("work_evidence", {
+    "source": _str,
+    "target": _str,
+    "work_id": _str,
+}, ["source", "target", "work_id"])
+
+# Which documents make each edge: shared references (coupling), citing works (co-citation; for direct
+# citation the citing work itself), shared works (co-authorship, institutions, keywords).
+EVIDENCE = {"coupling": COUPLING_EVIDENCE, "cocitation": COCITATION_EVIDENCE, "citation": COCITATION_EVIDENCE,
+            "coauthorship": WORK_EVIDENCE, "institutions": WORK_EVIDENCE, "keywords": WORK_EVIDENCE}

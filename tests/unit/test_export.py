@@ -1,0 +1,196 @@
+"""Exports: each file reads back (networkx, pandas, a small VOSviewer parser) with the same graph."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from pathlib import Path
+
+import networkx as nx
+import pandas as pd
+import pytest
+
+from bib2graph.export import FORMATS, write_csv, write_gexf, write_graphml, write_pajek, write_vosviewer
+from bib2graph.networks import build
+from bib2graph.sources.files import read_work_objects
+from bib2graph.sources.records import bundle_from_works
+
+ROOT = Path(__file__).resolve().parents[2]
+SEP = ROOT / "src/bib2graph/data/synergy/Sep_2021/works_1.zip"
+FAST = {"stability_runs": 1}
+CASES = {
+    "coupling": ("coupling", {"min_weight": 2, "normalization": "salton"}),
+    "citation": ("citation", {}),
+    "coauthorship": ("coauthorship", {"counting": "fractional", "normalization": "association"}),
+    "keywords": ("keywords", {"min_occurrences": 3}),
+}
+
+
+@pytest.fixture(scope="module")
+def sep():
+    return bundle_from_works(read_work_objects(SEP))
+
+
+@pytest.fixture(scope="module")
+def networks(sep):
+    return {name: build(kind, sep, params, FAST) for name, (kind, params) in CASES.items()}
+
+
+def _author(name: str, author_id: str) -> dict:
+    return {"author": {"id": f"https://openalex.org/{author_id}", "display_name": name}}
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    """Co-authors whose names a spreadsheet would run, or that break naive delimited formats."""
+    names = ["=HYPERLINK(\"http://x\")", "-2+3", "+1", "@SUM(A1)", "Smith, J.; \"Jr\"", "Tab\there", "Same",
+             "Same"]
+    authors = [_author(n, f"A{k}") for k, n in enumerate(names, start=1)]
+    works = [{"id": "https://openalex.org/W1", "authorships": authors[:5]},
+             {"id": "https://openalex.org/W2", "authorships": authors[3:]}]
+    bundle = bundle_from_works(works)
+    return bundle, build("coauthorship", bundle, {}, FAST)
+
+
+def _only(folder: Path, names: set[str]) -> None:
+    """Atomic writes leave no temporary files behind."""
+    assert {p.name for p in folder.iterdir()} == names
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_graphml_reads_back_with_typed_attributes(networks, sep, tmp_path, name):
+    net = networks[name]
+    path = tmp_path / "net.graphml"
+    write_graphml(net, sep, path)
+    graph = nx.read_graphml(path)
+    assert graph.is_directed() == net.directed
+    assert (graph.number_of_nodes(), graph.number_of_edges()) == (len(net.nodes), len(net.edges))
+    first = net.nodes.iloc[0]
+    attrs = graph.nodes[first["node_id"]]
+    assert attrs["label"] == " ".join(str(first["label"]).split())
+    assert isinstance(attrs["cluster"], int) and attrs["cluster"] == first["cluster"]
+    assert isinstance(attrs["degree"], int) and isinstance(attrs["pagerank"], float)
+    assert math.isclose(sum(d["weight"] for _, _, d in graph.edges(data=True)), net.edges["weight"].sum())
+    text = path.read_text(encoding="utf-8")
+    assert ">None<" not in text and ">nan<" not in text
+    if name in ("coupling", "citation"):
+        with_doi = net.nodes[net.nodes["doi"].notna()].iloc[0]
+        assert graph.nodes[with_doi["node_id"]]["url"] == f"https://doi.org/{with_doi['doi']}"
+        assert "venue" in attrs and isinstance(attrs["year"], int)
+    else:
+        assert "year" not in attrs and "doi" not in attrs
+    _only(tmp_path, {"net.graphml"})
+
+
+@pytest.mark.parametrize("name", ["coupling", "citation"])
+def test_gexf_reads_back_and_is_byte_stable(networks, sep, tmp_path, name):
+    net = networks[name]
+    write_gexf(net, sep, tmp_path / "a.gexf")
+    write_gexf(net, sep, tmp_path / "b.gexf")
+    assert (tmp_path / "a.gexf").read_bytes() == (tmp_path / "b.gexf").read_bytes()
+    graph = nx.read_gexf(tmp_path / "a.gexf")
+    assert graph.is_directed() == net.directed
+    assert (graph.number_of_nodes(), graph.number_of_edges()) == (len(net.nodes), len(net.edges))
+    node = net.nodes.iloc[-1]
+    assert graph.nodes[node["node_id"]]["cluster"] == node["cluster"]
+    assert "lastmodifieddate" not in (tmp_path / "a.gexf").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_pajek_reads_back_with_unique_labels(networks, tmp_path, name):
+    net = networks[name]
+    path = tmp_path / "net.net"
+    write_pajek(net, path)
+    graph = nx.read_pajek(path)
+    assert graph.is_directed() == net.directed
+    assert (graph.number_of_nodes(), graph.number_of_edges()) == (len(net.nodes), len(net.edges))
+    assert math.isclose(sum(d["weight"] for _, _, d in graph.edges(data=True)), net.edges["weight"].sum(),
+                        rel_tol=1e-8)
+
+
+def test_pajek_disambiguates_shared_labels(hostile, tmp_path):
+    _, net = hostile
+    write_pajek(net, tmp_path / "h.net")
+    graph = nx.read_pajek(tmp_path / "h.net")
+    assert graph.number_of_nodes() == len(net.nodes) == 8
+    assert {"Same [A7]", "Same [A8]"} <= set(graph.nodes)
+
+
+def test_csv_round_trips_and_defuses_formulas(hostile, tmp_path):
+    _, net = hostile
+    write_csv(net, tmp_path / "nodes.csv", tmp_path / "edges.csv")
+    nodes = pd.read_csv(tmp_path / "nodes.csv", dtype=str, keep_default_na=False)
+    edges = pd.read_csv(tmp_path / "edges.csv")
+    assert list(nodes.columns) == list(net.nodes.columns) and len(nodes) == len(net.nodes)
+    assert list(edges.columns) == list(net.edges.columns) and len(edges) == len(net.edges)
+    labels = dict(zip(nodes["node_id"], nodes["label"]))
+    assert labels["A1"] == "'=HYPERLINK(\"http://x\")" and labels["A2"] == "'-2+3"
+    assert labels["A3"] == "'+1" and labels["A4"] == "'@SUM(A1)" and labels["A5"] == "Smith, J.; \"Jr\""
+    assert not any(value.startswith(("=", "+", "-", "@")) for value in nodes.to_numpy().ravel())
+    assert edges["count"].sum() == net.edges["count"].sum()
+
+
+def test_csv_keeps_numbers_numeric(networks, tmp_path):
+    net = networks["coauthorship"]
+    write_csv(net, tmp_path / "n.csv", tmp_path / "e.csv")
+    nodes = pd.read_csv(tmp_path / "n.csv")
+    assert nodes["degree"].tolist() == net.nodes["degree"].tolist()
+    assert nodes["pagerank"].sum() == pytest.approx(net.nodes["pagerank"].sum())
+    assert (tmp_path / "n.csv").read_bytes()[:3] != b"\xef\xbb\xbf"   # plain UTF-8, no BOM
+
+
+def parse_vos_map(path: Path) -> list[dict]:
+    """A small reader of the VOSviewer map format: tab-separated, header line, quoted labels."""
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8")), delimiter="\t"))
+    header, body = rows[0], rows[1:]
+    return [dict(zip(header, row, strict=True)) for row in body]
+
+
+def parse_vos_network(path: Path) -> list[tuple[int, int, float]]:
+    links = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        a, b, s = line.split("\t")
+        links.append((int(a), int(b), float(s)))
+    return links
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_vosviewer_files_describe_the_same_network(networks, tmp_path, name):
+    net = networks[name]
+    write_vosviewer(net, tmp_path / "map.txt", tmp_path / "network.txt", tmp_path / "net.json")
+    items = parse_vos_map(tmp_path / "map.txt")
+    links = parse_vos_network(tmp_path / "network.txt")
+    assert [int(r["id"]) for r in items] == list(range(1, len(net.nodes) + 1))
+    assert [r["label"] for r in items] == [" ".join(str(x).split()).replace('"', "'") for x in net.nodes["label"]]
+    assert all(1 <= int(r["cluster"]) <= 1000 for r in items)
+    assert all(1 <= a < b <= len(items) for a, b, _ in links)
+    assert math.isclose(sum(s for _, _, s in links), net.edges["count"].sum(), rel_tol=1e-9)
+    pairs = {tuple(sorted(e)) for e in zip(net.edges["source"], net.edges["target"])}
+    assert len(links) == len(pairs)
+    links_of = {k: 0 for k in range(1, len(items) + 1)}
+    for a, b, _ in links:
+        links_of[a] += 1
+        links_of[b] += 1
+    assert [int(r["weight<Links>"]) for r in items] == [links_of[k] for k in range(1, len(items) + 1)]
+    assert [int(r["weight<Occurrences>"]) for r in items] == net.nodes["occurrences"].tolist()
+    doc = json.loads((tmp_path / "net.json").read_text(encoding="utf-8"))["network"]
+    assert len(doc["items"]) == len(items) and len(doc["links"]) == len(links)
+    assert {(x["source_id"], x["target_id"]) for x in doc["links"]} == {(a, b) for a, b, _ in links}
+    assert doc["items"][0]["weights"]["Occurrences"] == int(net.nodes["occurrences"].iloc[0])
+    assert [c["cluster"] for c in doc["clusters"]] == [c["cluster"] for c in net.metrics["clusters"]]
+    _only(tmp_path, {"map.txt", "network.txt", "net.json"})
+
+
+def test_vosviewer_quotes_labels_with_separators(hostile, tmp_path):
+    _, net = hostile
+    write_vosviewer(net, tmp_path / "m.txt", tmp_path / "n.txt", tmp_path / "j.json")
+    lines = (tmp_path / "m.txt").read_text(encoding="utf-8").splitlines()
+    row = next(line for line in lines if line.startswith("5\t")).split("\t")
+    assert row[1] == "\"Smith, J.; 'Jr'\""
+    assert all(len(line.split("\t")) == len(lines[0].split("\t")) for line in lines)   # the tab was cleaned
+
+
+def test_formats_lists_every_exporter():
+    assert FORMATS == ("graphml", "gexf", "csv", "pajek", "vosviewer")

@@ -1,0 +1,440 @@
+"""Networks: build() against an independent pure-Python reading of each definition, on real corpora."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter, defaultdict
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bib2graph.errors import DataError
+from bib2graph.networks import DEFAULTS, KINDS, NORMALIZATIONS, Network, build, resolve_params
+from bib2graph.networks.build import TOPIC_TRIPLE, cooccurrence, pairs_within_groups
+from bib2graph.networks.communities import canonical
+from bib2graph.networks.schema import EDGES, NODES
+from bib2graph.sources.files import read_work_objects
+from bib2graph.sources.records import bundle_from_works
+from bib2graph.tables import conform
+
+ROOT = Path(__file__).resolve().parents[2]
+SEP = ROOT / "src/bib2graph/data/synergy/Sep_2021/works_1.zip"
+DONNERS = Path("/work/shared/data/synergy/Donners_2021/works_1.zip")
+API = Path("/work/shared/data/openalex-api/extracted")
+FAST = {"stability_runs": 1}
+
+
+def _load(path: Path):
+    if not path.exists():
+        pytest.skip(f"corpus {path} is not available")
+    return bundle_from_works(read_work_objects(path))
+
+
+@pytest.fixture(scope="module")
+def sep():
+    return _load(SEP)
+
+
+@pytest.fixture(scope="module")
+def donners():
+    return _load(DONNERS)
+
+
+@pytest.fixture(scope="module", params=["sep", "donners"])
+def corpus(request):
+    return request.getfixturevalue(request.param)
+
+
+_BUILT: dict = {}
+
+
+def built(bundle, kind: str, params: dict | None = None) -> Network:
+    """build() with FAST communities, memoised per (corpus, kind, params) to keep the suite quick."""
+    key = (id(bundle), kind, json.dumps(params or {}, sort_keys=True))
+    if key not in _BUILT:       # the bundle is kept alive with its network, so its id is never reused
+        _BUILT[key] = (bundle, build(kind, bundle, params or {}, FAST))
+    return _BUILT[key][1]
+
+
+# ------------------------------------------------------------------------------------------------
+# The reference: each definition read literally, with sets and itertools.combinations
+
+
+def ref_sets(bundle, kind: str, field: str = "auto") -> dict[str, set[str]]:
+    """Work → its set of items (references, authors, institutions or terms)."""
+    works = set(bundle.works["work_id"])
+    sets: dict[str, set[str]] = {w: set() for w in works}
+    if kind in ("coupling", "cocitation", "citation"):
+        rows = zip(bundle.references["work_id"], bundle.references["referenced_id"])
+    elif kind == "coauthorship":
+        rows = ((w, a) for w, a in zip(bundle.authorships["work_id"], bundle.authorships["author_id"])
+                if isinstance(a, str))
+    elif kind == "institutions":
+        rows = zip(bundle.affiliations["work_id"], bundle.affiliations["institution_id"])
+    else:
+        by_field: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for w, f, t in zip(bundle.terms["work_id"], bundle.terms["field"], bundle.terms["term_id"]):
+            by_field[(w, f)].add(t)
+        for w in works:
+            if field == "auto":
+                sets[w] = by_field.get((w, "keywords")) or by_field.get((w, "concepts"), set())
+            else:
+                chosen = by_field.get((w, field), set())
+                sets[w] = set() if field == "topics" and chosen == set(TOPIC_TRIPLE) else chosen
+        return sets
+    for w, item in rows:
+        if w in works:
+            sets[w].add(item)
+    return sets
+
+
+def reference(bundle, kind: str, params: dict) -> tuple[dict[str, int], dict[tuple[str, str], float]]:
+    """(occurrences of every node, raw count of every edge) straight from the definitions."""
+    p = resolve_params(kind, params)
+    sets = ref_sets(bundle, kind, p.get("field", "auto"))
+    if kind == "coupling":
+        occ = {w: len(r) for w, r in sets.items() if len(r) >= p["min_occurrences"]}
+        counts = {(a, b): len(sets[a] & sets[b]) for a, b in combinations(sorted(occ), 2)}
+    elif kind == "citation":
+        cited = Counter(r for w, refs in sets.items() for r in refs if r in sets and r != w)
+        occ = {w: cited[w] for w in sets if cited[w] >= p["min_occurrences"]}
+        counts = {(w, r): 1 for w, refs in sets.items() for r in refs if r != w and w in occ and r in occ}
+    else:
+        holders = Counter(x for items in sets.values() for x in items)
+        occ = {x: n for x, n in holders.items() if n >= p["min_occurrences"]}
+        counts, shared = Counter(), Counter()
+        for items in sets.values():
+            share = 1.0 if p.get("counting", "full") == "full" else 1.0 / max(len(items) - 1, 1)
+            for a, b in combinations(sorted(x for x in items if x in occ), 2):
+                counts[(a, b)] += share
+                shared[(a, b)] += 1
+        # min_weight counts shared works, under both countings
+        return occ, {e: c for e, c in counts.items() if shared[e] >= p["min_weight"]}
+    return occ, {e: c for e, c in counts.items() if c >= p["min_weight"] and c > 0}
+
+
+def ref_weights(counts: dict, occ: dict, method: str) -> dict:
+    """Normalised weights, one formula per line, edge by edge."""
+    k = Counter()
+    for (a, b), c in counts.items():
+        k[a] += c
+        k[b] += c
+    two_m = sum(k.values())
+    out = {}
+    for (a, b), c in counts.items():
+        sa, sb = occ[a], occ[b]
+        out[(a, b)] = {
+            "raw": c,
+            "association": c / (sa * sb),
+            "association_vos": c / (k[a] * k[b] / two_m),
+            "salton": c / math.sqrt(sa * sb),
+            "jaccard": c / (sa + sb - c),
+            "inclusion": c / min(sa, sb),
+            "equivalence": c * c / (sa * sb),
+        }[method]
+    return out
+
+
+def edge_dict(net: Network, column: str) -> dict[tuple[str, str], float]:
+    return dict(zip(zip(net.edges["source"], net.edges["target"]), net.edges[column]))
+
+
+def assert_close(got: dict, want: dict) -> None:
+    assert got.keys() == want.keys()
+    bad = [e for e in want if not math.isclose(got[e], want[e], rel_tol=1e-9, abs_tol=1e-12)]
+    assert not bad, f"{len(bad)} edges differ, e.g. {bad[0]}: {got[bad[0]]} != {want[bad[0]]}"
+
+
+# ------------------------------------------------------------------------------------------------
+# Edges and weights against the reference
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_raw_edges_and_occurrences_match_the_definition(corpus, kind):
+    net = built(corpus, kind, {})
+    occ, counts = reference(corpus, kind, {})
+    assert dict(zip(net.nodes["node_id"], net.nodes["occurrences"])) == occ
+    assert_close(edge_dict(net, "count"), counts)
+    assert_close(edge_dict(net, "weight"), counts)
+    assert len(net.edges) > 0
+
+
+@pytest.mark.parametrize("method", [m for m in NORMALIZATIONS if m != "raw"])
+@pytest.mark.parametrize("kind", ["coupling", "cocitation", "coauthorship", "institutions", "keywords"])
+def test_normalised_weights_match_the_formulas(sep, kind, method):
+    params = {"normalization": method, "min_occurrences": 5 if kind == "cocitation" else 1}
+    net = built(sep, kind, params)
+    occ, counts = reference(sep, kind, params)
+    assert_close(edge_dict(net, "count"), counts)
+    assert_close(edge_dict(net, "weight"), ref_weights(counts, occ, method))
+
+
+def test_fractional_counting_matches_the_definition_and_sums_to_one_per_work(donners):
+    params = {"counting": "fractional"}
+    net = built(donners, "coauthorship", params)
+    occ, counts = reference(donners, "coauthorship", params)
+    assert_close(edge_dict(net, "count"), counts)
+    # each work with n >= 2 authors adds exactly 1 to each of its authors' total link strength
+    sets = ref_sets(donners, "coauthorship")
+    multi = Counter(a for authors in sets.values() if len(authors) >= 2 for a in authors)
+    strength = dict(zip(net.nodes["node_id"], net.nodes["link_strength"]))
+    assert all(math.isclose(strength[a], multi.get(a, 0), abs_tol=1e-9) for a in strength)
+    total = sum(len(a) / 2 for a in sets.values() if len(a) >= 2)
+    assert math.isclose(net.edges["count"].sum(), total, rel_tol=1e-9)
+    assert not np.allclose(net.edges["count"], np.round(net.edges["count"]))
+
+
+def test_fractional_shares_use_all_items_of_a_work_even_after_min_occurrences(donners):
+    full = edge_dict(built(donners, "institutions", {"counting": "fractional"}), "count")
+    cut = built(donners, "institutions", {"counting": "fractional", "min_occurrences": 3})
+    assert len(cut.edges) < len(full)
+    assert all(math.isclose(c, full[e], rel_tol=1e-9) for e, c in edge_dict(cut, "count").items())
+
+
+def test_directed_citation_points_from_citing_to_cited(sep):
+    net = built(sep, "citation", {})
+    refs = set(zip(sep.references["work_id"], sep.references["referenced_id"]))
+    assert net.directed and all(edge in refs for edge in zip(net.edges["source"], net.edges["target"]))
+    assert (net.edges["source"] > net.edges["target"]).any()   # arcs are not forced into source < target
+
+
+# ------------------------------------------------------------------------------------------------
+# Thresholds
+
+
+def test_min_weight_keeps_exactly_the_edges_at_or_above_it(sep):
+    raw = built(sep, "coupling", {})
+    cut = built(sep, "coupling", {"min_weight": 3})
+    want = {e: c for e, c in edge_dict(raw, "count").items() if c >= 3}
+    assert edge_dict(cut, "count") == want and 0 < len(want) < len(raw.edges)
+    assert list(cut.nodes["node_id"]) == list(raw.nodes["node_id"])    # nodes do not depend on min_weight
+
+
+@pytest.mark.parametrize("kind, low_, high_", [("coupling", 1, 40), ("cocitation", 3, 6), ("coauthorship", 1, 3),
+                                              ("keywords", 1, 5)])
+def test_min_occurrences_drops_nodes_before_pairing(sep, kind, low_, high_):
+    low = built(sep, kind, {"min_occurrences": low_})
+    high = built(sep, kind, {"min_occurrences": high_})
+    assert (high.nodes["occurrences"] >= high_).all() and len(high.nodes) < len(low.nodes)
+    kept = set(high.nodes["node_id"])
+    want = {e: c for e, c in edge_dict(low, "count").items() if e[0] in kept and e[1] in kept}
+    assert edge_dict(high, "count") == want
+
+
+def test_every_corpus_work_is_a_coupling_node_by_default(sep):
+    net = built(sep, "coupling", {})
+    assert set(net.nodes["node_id"]) == set(sep.works["work_id"])
+    isolated = net.nodes[net.nodes["degree"] == 0]
+    assert len(isolated) > 0 and isolated["cluster"].is_unique
+
+
+# ------------------------------------------------------------------------------------------------
+# Evidence
+
+
+def test_coupling_evidence_lists_each_shared_reference(sep):
+    net = built(sep, "coupling", {"min_weight": 2})
+    sets = ref_sets(sep, "coupling")
+    ev = net.evidence
+    assert list(ev.columns) == ["source", "target", "reference_id"]
+    per_edge = ev.groupby(["source", "target"]).size()
+    assert per_edge.to_dict() == {e: int(c) for e, c in edge_dict(net, "count").items()}
+    assert all(r in sets[a] and r in sets[b] for a, b, r in ev.itertuples(index=False))
+
+
+def test_cocitation_evidence_lists_each_citing_work(donners):
+    net = built(donners, "cocitation", {"min_occurrences": 4})
+    sets = ref_sets(donners, "cocitation")
+    ev = net.evidence
+    assert list(ev.columns) == ["source", "target", "citing_id"]
+    assert ev.groupby(["source", "target"]).size().to_dict() == \
+        {e: int(c) for e, c in edge_dict(net, "count").items()}
+    assert all(a in sets[w] and b in sets[w] for a, b, w in ev.itertuples(index=False))
+
+
+@pytest.mark.parametrize("kind", ["coauthorship", "institutions", "keywords"])
+def test_item_evidence_lists_each_shared_work(donners, kind):
+    net = built(donners, kind, {})
+    sets = ref_sets(donners, kind)
+    ev = net.evidence
+    assert list(ev.columns) == ["source", "target", "work_id"]
+    assert ev.groupby(["source", "target"]).size().to_dict() == \
+        {e: int(c) for e, c in edge_dict(net, "count").items()}
+    assert all(a in sets[w] and b in sets[w] for a, b, w in ev.itertuples(index=False))
+
+
+def test_citation_evidence_is_the_citing_work(donners):
+    net = built(donners, "citation", {})
+    assert (net.evidence.citing_id == net.evidence.source).all()
+    assert len(net.evidence) == len(net.edges)
+
+
+def test_pairs_within_groups_enumerates_every_pair_once():
+    groups = np.array([0, 0, 0, 1, 1, 2, 3, 3, 3, 3])
+    members = np.array([5, 1, 3, 1, 3, 9, 0, 2, 4, 6])
+    g, a, b = pairs_within_groups(groups, members)
+    want = sorted((grp, x, y) for grp in range(4) for x, y in
+                  combinations(sorted(members[groups == grp]), 2))
+    assert sorted(zip(g.tolist(), a.tolist(), b.tolist())) == want
+    i, j, c = cooccurrence(groups, members, 10)
+    assert dict(zip(zip(i.tolist(), j.tolist()), c.tolist())) == Counter((x, y) for _, x, y in want)
+
+
+# ------------------------------------------------------------------------------------------------
+# Keywords: field choice, topic guard, thesaurus
+
+
+def _api_works():
+    if not API.exists():
+        pytest.skip("API responses are not available")
+    works = [w for p in sorted(API.glob("*.json")) for w in read_work_objects(p)
+             if str(w.get("id", "")).rsplit("/", 1)[-1].startswith("W")]
+    return bundle_from_works(works)
+
+
+@pytest.mark.parametrize("field", ["auto", "keywords", "topics", "concepts"])
+def test_keyword_fields_on_current_schema_works(field):
+    bundle = _api_works()
+    net = built(bundle, "keywords", {"field": field})
+    occ, counts = reference(bundle, "keywords", {"field": field})
+    assert dict(zip(net.nodes["node_id"], net.nodes["occurrences"])) == occ
+    assert_close(edge_dict(net, "count"), counts)
+    prefixes = {"keywords": ("keywords/",), "topics": ("T",), "concepts": ("C",),
+                "auto": ("keywords/", "C")}[field]
+    assert net.nodes["node_id"].str.startswith(prefixes).all()
+
+
+def _topic_work(work_id: str, topics: list[str]) -> dict:
+    return {"id": f"https://openalex.org/{work_id}", "title": work_id,
+            "topics": [{"id": f"https://openalex.org/{t}", "display_name": f"topic {t}", "score": 0.9}
+                       for t in topics]}
+
+
+def test_topic_guard_drops_only_the_exact_constant_triple():
+    triple = sorted(TOPIC_TRIPLE)
+    bundle = bundle_from_works([_topic_work("W1", triple), _topic_work("W2", triple),
+                                _topic_work("W3", triple + ["T1"]), _topic_work("W4", ["T1", "T2"])])
+    net = built(bundle, "keywords", {"field": "topics"})
+    occ = dict(zip(net.nodes["node_id"], net.nodes["occurrences"]))
+    assert occ == {"T1": 2, "T2": 1, "T14423": 1, "T13154": 1, "T14235": 1}
+    assert net.metrics["notes"]["topic_triple_guarded_works"] == 2
+
+
+def test_thesaurus_merges_and_drops_terms(sep, tmp_path):
+    concepts = sep.terms[sep.terms["field"] == "concepts"]
+    top = concepts.groupby("term_id").size().sort_values(ascending=False, kind="mergesort")
+    a, b, gone = top.index[0], top.index[1], top.index[2]
+    path = tmp_path / "thesaurus.tsv"
+    path.write_text(f"term_id\treplace_by\n{b}\t{a}\n{gone}\t\n", encoding="utf-8")
+    net = built(sep, "keywords", {"thesaurus": str(path)})
+    plain = built(sep, "keywords", {})
+    ids = set(net.nodes["node_id"])
+    assert a in ids and b not in ids and gone not in ids
+    works = concepts.groupby("term_id")["work_id"].agg(set)
+    merged = net.nodes.set_index("node_id").loc[a]
+    assert merged["occurrences"] == len(works[a] | works[b])
+    assert merged["label"] == plain.nodes.set_index("node_id").loc[a, "label"]
+    assert len(net.metrics["notes"]["thesaurus_sha256"]) == 64
+    with pytest.raises(DataError):
+        built(sep, "keywords", {"thesaurus": str(tmp_path / "missing.tsv")})
+
+
+# ------------------------------------------------------------------------------------------------
+# Determinism, schemas, clusters, metrics
+
+
+def test_two_builds_write_identical_bytes(sep, tmp_path):
+    first = build("coauthorship", sep, {"counting": "fractional", "normalization": "association_vos"}, {})
+    second = build("coauthorship", sep, {"counting": "fractional", "normalization": "association_vos"}, {})
+    first.write(tmp_path / "a")
+    second.write(tmp_path / "b")
+    for name in ("nodes.parquet", "edges.parquet", "metrics.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    again = Network.read(tmp_path / "a")
+    pd.testing.assert_frame_equal(again.nodes, first.nodes)
+    pd.testing.assert_frame_equal(again.edges, first.edges)
+    assert again.metrics == first.metrics
+
+
+@pytest.mark.parametrize("algorithm", ["leiden", "louvain"])
+def test_clustering_is_seeded_and_canonical(donners, algorithm):
+    params = {"algorithm": algorithm, "seed": 7, "stability_runs": 3}
+    one = build("coupling", donners, {"normalization": "salton"}, params)
+    two = build("coupling", donners, {"normalization": "salton"}, params)
+    assert one.nodes["cluster"].tolist() == two.nodes["cluster"].tolist()
+    clusters = one.nodes.groupby("cluster")
+    sizes = clusters.size()
+    firsts = clusters["node_id"].min()
+    assert list(sizes.index) == list(range(1, len(sizes) + 1))
+    keys = list(zip(-sizes.to_numpy(), firsts.to_numpy()))
+    assert keys == sorted(keys)                                     # largest first, ties by smallest node
+    stability = one.metrics["stability"]
+    assert stability["runs"] == 3 and 0 <= stability["mean_ari"] <= 1 and 0 <= stability["mean_nmi"] <= 1
+    assert -0.5 <= one.metrics["modularity"] <= 1
+
+
+def test_canonical_labels_order_by_size_then_smallest_member():
+    assert canonical([4, 4, 9, 9, 2, 7, 7, 7], 8).tolist() == [2, 2, 3, 3, 4, 1, 1, 1]
+    assert canonical([], 0).tolist() == []
+
+
+def test_cpm_objective_changes_the_partition(donners):
+    modularity = built(donners, "keywords", {"normalization": "association"})
+    cpm = build("keywords", donners, {"normalization": "association"},
+                {"objective": "cpm", "resolution": 0.001, "stability_runs": 1})
+    assert cpm.metrics["communities"]["objective"] == "cpm"
+    assert cpm.nodes["cluster"].tolist() != modularity.nodes["cluster"].tolist()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_tables_follow_their_schemas_and_metrics_are_complete(sep, kind):
+    net = built(sep, kind, {})
+    pd.testing.assert_frame_equal(conform(net.nodes, NODES), net.nodes)
+    pd.testing.assert_frame_equal(conform(net.edges, EDGES), net.edges)
+    assert net.nodes["node_id"].is_monotonic_increasing
+    if not net.directed:
+        assert (net.edges["source"] < net.edges["target"]).all()
+    m = net.metrics
+    for key in ("kind", "definition", "parameters", "communities", "nodes", "edges", "density", "components",
+                "modularity", "clusters", "betweenness", "eigenvector", "stability"):
+        assert key in m
+    assert m["kind"] == kind and m["nodes"] == len(net.nodes) and m["edges"] == len(net.edges)
+    assert m["parameters"] == resolve_params(kind, {}) and m["betweenness"]["method"] == "exact"
+    assert sum(c["size"] for c in m["clusters"]) + m["singleton_clusters"] == len(net.nodes)
+    degree = Counter(net.edges["source"]) + Counter(net.edges["target"])
+    ids = net.nodes["node_id"]
+    assert dict(zip(ids, net.nodes["degree"])) == {n: degree.get(n, 0) for n in ids}
+    assert net.nodes["eigenvector"].max() == pytest.approx(1.0)
+    assert net.nodes["pagerank"].sum() == pytest.approx(1.0, abs=1e-6)
+
+
+def test_work_nodes_carry_bibliographic_fields(sep):
+    net = built(sep, "cocitation", {})
+    inside = net.nodes[net.nodes["in_corpus"]]
+    outside = net.nodes[~net.nodes["in_corpus"]]
+    works = sep.works.set_index("work_id")
+    assert len(inside) > 0 and len(outside) > 0
+    assert (inside["label"].to_numpy() == works.loc[inside["node_id"], "title"].to_numpy()).all()
+    assert (outside["label"] == outside["node_id"]).all() and outside["year"].isna().all()
+
+
+def test_empty_network_is_valid():
+    bundle = bundle_from_works([{"id": "https://openalex.org/W1", "title": "alone"}])
+    net = build("coupling", bundle, {}, {})
+    assert len(net.nodes) == 1 and len(net.edges) == 0 and net.nodes["cluster"].tolist() == [1]
+    assert net.metrics["modularity"] is None and net.metrics["stability"]["mean_ari"] == 1.0
+
+
+def test_bad_parameters_are_data_errors(sep):
+    cases = [("coupling", {"min_wieght": 2}, {}), ("citation", {"normalization": "salton"}, {}),
+             ("keywords", {"field": "mesh"}, {}), ("coauthorship", {"counting": "half"}, {}),
+             ("coupling", {"min_weight": 0}, {}), ("coupling", {}, {"algorithm": "louvain", "objective": "cpm"}),
+             ("coupling", {}, {"seed": -1}), ("colours", {}, {})]
+    for kind, params, communities in cases:
+        with pytest.raises(DataError):
+            build(kind, sep, params, communities)
+    assert DEFAULTS["keywords"]["counting"] == "full" and DEFAULTS["keywords"]["thesaurus"] is None
