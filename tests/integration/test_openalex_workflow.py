@@ -166,3 +166,23 @@ def test_a_run_killed_mid_fetch_finishes_the_same(tmp_path):
         assert again.returncode == 0, again.stderr[-3000:]
         assert asked_again(srv, stored) == []
     assert results_bytes(root) == results_bytes(reference_root)
+
+
+def test_plan_prices_the_run_from_the_store_without_asking(tmp_path, server):
+    root = workspace(tmp_path / "ws")
+    before = b2g("plan", "--json", "--workspace", str(root), env={"B2G_OPENALEX_URL": server.url})
+    assert before.returncode == 0
+    data = before.envelope["data"]
+    assert data["seeding"]["requests"]["list"] == 1 and data["basis"]["seeds_in_store"] == 0
+    assert any("not in the raw store" in w for w in before.envelope["warnings"])
+    assert run(root, server, "seed").returncode == 0
+    server.clear_log()
+    after = b2g("plan", "--json", "--workspace", str(root), env={"B2G_OPENALEX_URL": server.url})
+    assert server.requests() == []  # planning sends nothing
+    data = after.envelope["data"]
+    assert data["basis"]["seeds_in_store"] == len(SEEDS)
+    universe = {short_id(w["id"]): w for w in load_works([DEMO_ZIP])}
+    refs = {short_id(r) for s in SEEDS for r in universe[s]["referenced_works"]} - set(SEEDS)
+    assert data["basis"]["references_of_seeds"] == len(refs)
+    assert data["chain_round_1"]["requests"]["list"] >= math.ceil(len(refs) / 100) + 1
+    assert data["cost_usd"] > 0

@@ -547,7 +547,7 @@ def test_graph_chains_exactly_like_the_file_universe(server, make_client, works)
     assert remote.admitted == local.admitted and remote.rounds == local.rounds
     assert remote.candidates.equals(local.candidates)
     fetched = bundle_from_works(graph.works(seeds + remote.admitted))
-    expected = files.works(seeds + remote.admitted)
+    expected = files.records(seeds + remote.admitted)
     assert sorted(fetched.works.work_id) == sorted(expected.works.work_id)
     assert fetched.references.sort_values(list(fetched.references.columns)).reset_index(drop=True).equals(
         expected.references.sort_values(list(expected.references.columns)).reset_index(drop=True))

@@ -86,6 +86,15 @@ def status(json_flag: bool, workspace: str | None) -> int:
     return execute("status", lambda: get_status(resolve(workspace)))
 
 
+@cli.command()
+@common
+def plan(json_flag: bool, workspace: str | None) -> int:
+    """How many OpenAlex requests of each kind the spec will make, and their cost; sends none."""
+    from ..service.plan import make_plan
+
+    return execute("plan", lambda: make_plan(resolve(workspace)))
+
+
 def _who(by: str | None) -> str:
     if by:
         return by

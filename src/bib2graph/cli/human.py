@@ -40,5 +40,7 @@ def show(env: dict[str, Any]) -> None:
                       f"run `{data['next']}` to rebuild what depends on them")
     elif env["command"] == "run":
         console.print(f"done: results in {data['results']}")
+    elif env["command"] == "plan":
+        console.print(f"requests: {data['requests'] or 'none'} · estimated cost ${data['cost_usd']:.4f}")
     elif env["command"] == "init":
         console.print(f"workspace ready at {data['workspace']['root']}; next: {data['next']}")

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
-from .. import curation
+from .. import curation, query
 from ..errors import DataError, UsageError
 from ..paths import CURATION_FILE
 from ..sources.records import normalize_doi, short_id
@@ -25,9 +23,12 @@ def _known_works(ws: Workspace) -> tuple[set[str], dict[str, str]] | None:
     path = ws.path(str(POOL))
     if not path.is_file():
         return None
-    table = pq.read_table(path, columns=["work_id", "doi"]).to_pydict()
-    by_doi = {d: w for w, d in zip(table["work_id"], table["doi"]) if d}
-    return set(table["work_id"]), by_doi
+    found = query.rows("SELECT work_id, doi FROM read_parquet(?) ORDER BY work_id", [str(path)])
+    by_doi = {}
+    for work_id, doi in found:
+        if doi:
+            by_doi.setdefault(doi, work_id)
+    return {w for w, _ in found}, by_doi
 
 
 def resolve_ids(ws: Workspace, raw_ids: list[str]) -> tuple[list[str], list[str]]:

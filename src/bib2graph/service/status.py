@@ -10,9 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
-from .. import curation, spec as spec_mod
+from .. import curation, query, spec as spec_mod
 from ..paths import CURATION_FILE
 from .dag import job_states
 from .result import Result
@@ -23,10 +21,6 @@ PHASE_OF_RULE = {"seed": "seed", "chain": "chain", "corpus": "corpus", "network"
 _ORDER = {"complete": 0, "stale": 1, "missing": 2}
 
 
-def _rows(path: Path) -> int | None:
-    return pq.ParquetFile(path).metadata.num_rows if path.is_file() else None
-
-
 def _counts(ws: Workspace, kinds: list[str]) -> dict[str, Any]:
     results = ws.path("results")
     decisions = curation.read(ws.path(CURATION_FILE))
@@ -35,9 +29,8 @@ def _counts(ws: Workspace, kinds: list[str]) -> dict[str, Any]:
     seeds_path = results / "seed" / "seeds.parquet"
     pending = None
     if pool_path.is_file() and seeds_path.is_file():
-        pool_ids = set(pq.read_table(pool_path, columns=["work_id"]).column("work_id").to_pylist())
-        seed_ids = set(pq.read_table(seeds_path, columns=["work_id"]).column("work_id").to_pylist())
-        pending = len(pool_ids - seed_ids - set(decisions))
+        pool_ids = query.column(pool_path, "work_id")
+        pending = len(pool_ids - query.column(seeds_path, "work_id") - set(decisions))
     nets = {}
     for kind in kinds:
         metrics = results / "networks" / kind / "metrics.json"
@@ -46,10 +39,10 @@ def _counts(ws: Workspace, kinds: list[str]) -> dict[str, Any]:
             nets[kind] = {"nodes": m["nodes"], "edges": m["edges"]}
         else:
             nets[kind] = {"nodes": None, "edges": None}
-    return {"seeds": _rows(seeds_path),
-            "candidates": _rows(results / "chain" / "candidates.parquet"),
-            "pool": _rows(pool_path),
-            "corpus": _rows(results / "corpus" / "works.parquet"),
+    return {"seeds": query.count(seeds_path),
+            "candidates": query.count(results / "chain" / "candidates.parquet"),
+            "pool": query.count(pool_path),
+            "corpus": query.count(results / "corpus" / "works.parquet"),
             "accepted": accepted, "rejected": len(decisions) - accepted, "pending": pending,
             "networks": nets}
 

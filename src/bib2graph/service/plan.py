@@ -1,0 +1,75 @@
+"""`plan`: what a run will ask OpenAlex and what it will cost, before spending anything.
+
+Computed from the spec, the seed files and the raw-response store alone (no request is sent):
+seed look-ups are exact; for the first chaining round, the seeds' reference lists and
+`cited_by_count` (read from stored responses when the store holds the seeds) bound the backward
+look-ups and the `cites:` pages. Later rounds depend on what earlier ones admit and are not priced.
+Requests the store already answers are counted apart: a re-run costs nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .. import spec as spec_mod
+from ..sources.files import read_seed_entries
+from ..sources.openalex import PRICES_USD, plan_requests
+from ..sources.openalex_source import STORE_DIR
+from ..sources.records import normalize_doi, short_id
+from ..sources.store import RawStore
+from .result import Result
+from .workspace import Workspace
+
+
+def _stored_works(store: RawStore) -> dict[str, dict[str, Any]]:
+    works: dict[str, dict[str, Any]] = {}
+    for entry in store.entries():
+        body = entry.get("body")
+        items = body.get("results") if isinstance(body, dict) and "results" in body else [body]
+        for work in items or []:
+            if isinstance(work, dict) and short_id(work.get("id")):
+                works.setdefault(short_id(work.get("id")), work)
+    return works
+
+
+def make_plan(ws: Workspace) -> Result:
+    spec = spec_mod.load(ws.spec_path)
+    if spec["source"]["kind"] != "openalex":
+        return Result(data={"workspace": ws.describe(), "source": "files", "requests": {}, "cost_usd": 0.0,
+                            "note": "a files source makes no requests"}, warnings=ws.warnings())
+    seed = spec["seed"]
+    entries = [e for f in seed["files"] for e in read_seed_entries(spec_mod.resolve_path(ws.root, f))]
+    ids = sorted({short_id(x) or x for x in seed["ids"]} | {e.work_id for e in entries if e.work_id})
+    dois = sorted({d for d in [normalize_doi(x) for x in seed["dois"]] + [e.doi for e in entries] if d})
+    store_dir = ws.path(str(STORE_DIR))
+    stored = _stored_works(RawStore(store_dir)) if store_dir.is_dir() else {}
+    known = [stored[i] for i in ids if i in stored]
+    per_page = spec["source"]["openalex"]["per_page"]
+    seeding = plan_requests(ids=ids, dois=dois, per_page=per_page,
+                            searches=[seed["max_results"]] if seed["query"] else [])
+    chain = spec["chain"]
+    refs = sorted({short_id(r) for w in known for r in w.get("referenced_works") or []} - set(ids))
+    citing = sum(int(w.get("cited_by_count") or 0) for w in known)
+    backward = chain["direction"] in ("backward", "both") and chain["depth"] >= 1
+    forward = chain["direction"] in ("forward", "both") and chain["depth"] >= 1
+    round1 = plan_requests(ids=refs if backward else 0, cited=ids if forward else 0,
+                           citing_works=citing if forward else 0, per_page=per_page)
+    total = {k: seeding.requests[k] + round1.requests[k] for k in seeding.requests}
+    data = {
+        "workspace": ws.describe(), "source": "openalex", "per_page": per_page,
+        "prices_usd_per_request": PRICES_USD,
+        "seeding": seeding.as_dict(), "chain_round_1": round1.as_dict(),
+        "requests": total, "cost_usd": round(seeding.cost_usd + round1.cost_usd, 6),
+        "basis": {"seed_ids": len(ids), "seed_dois": len(dois), "query": bool(seed["query"]),
+                  "seeds_in_store": len(known), "references_of_seeds": len(refs),
+                  "citing_works_upper_bound": citing, "stored_responses": len(RawStore(store_dir))
+                  if store_dir.is_dir() else 0},
+    }
+    warnings = ws.warnings()
+    if ids and len(known) < len(ids):
+        warnings.append(f"{len(ids) - len(known)} of {len(ids)} seeds are not in the raw store yet: the first "
+                        "chaining round is priced from the stored ones only; `b2g run seed` fetches them cheaply")
+    if chain["depth"] > 1:
+        warnings.append("rounds after the first depend on what the first admits and are not priced")
+    return Result(data=data, warnings=warnings)
