@@ -36,3 +36,11 @@ def template_spec() -> Path:
         if candidate.is_file():
             return candidate
     raise FileNotFoundError("bib2graph's template research spec is missing from this installation")
+
+
+def contract_dir() -> Path:
+    """The JSON Schemas of the CLI contract: docs/contract/ in a checkout, shipped in the wheel."""
+    for candidate in (_PACKAGE / "contract", _PACKAGE.parents[1] / "docs" / "contract"):
+        if (candidate / "envelope.schema.json").is_file():
+            return candidate
+    raise FileNotFoundError("bib2graph's contract schemas are missing from this installation")

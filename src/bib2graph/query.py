@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 
 def rows(sql: str, params: list[Any] | None = None) -> list[tuple]:
     """Run `sql` (which names Parquet files with read_parquet(?)) and return its rows."""
+    import duckdb  # imported here: most CLI calls never query
+
     with duckdb.connect(":memory:") as con:
         return con.execute(sql, params or []).fetchall()
 

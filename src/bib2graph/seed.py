@@ -15,7 +15,7 @@ import pandas as pd
 
 from .errors import DataError
 from .sources.files import read_seed_entries
-from .sources.records import normalize_doi, short_id
+from .ids import normalize_doi, short_id
 from .tables import SEEDS, conform
 
 

@@ -9,6 +9,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import jsonschema
+
+from bib2graph.service.contract import schema_of
+
 
 @dataclass
 class Call:
@@ -18,9 +22,20 @@ class Call:
 
     @property
     def envelope(self) -> dict:
+        """The one JSON line on stdout, checked against the contract's schemas and this call's exit code."""
         lines = self.stdout.splitlines()
         assert len(lines) == 1, f"expected one JSON line on stdout, got {len(lines)}: {self.stdout[:500]!r}"
-        return json.loads(lines[0])
+        env = json.loads(lines[0])
+        check_envelope(env)
+        assert env["exit_code"] == self.returncode
+        return env
+
+
+def check_envelope(env: dict) -> None:
+    """Validate an envelope, and on success its data, against docs/contract/*.schema.json."""
+    jsonschema.validate(env, schema_of("envelope"))
+    if env["ok"]:
+        jsonschema.validate(env["data"], schema_of(env["command"]))
 
 
 def b2g(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: int = 600) -> Call:

@@ -27,22 +27,40 @@ def execute(command: str, operation: Callable[[], Result]) -> int:
     try:
         result = operation()
         env = success(command, result.data, result.warnings)
+        text = dumps(env)
     except Exception as exc:  # the contract holds on every path, bugs included
         env = failure(command, exc)
+        text = dumps(env)
         if env["error"]["code"] == "INTERNAL":
             traceback.print_exc(file=sys.stderr)
     if json_mode:
-        print(dumps(env), flush=True)
+        print(text, flush=True)
     else:
         show(env)
     return env["exit_code"]
 
 
+def _print_schema(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """`b2g VERB --schema`: that verb's part of `b2g schema`, then exit."""
+    if not value or ctx.resilient_parsing:
+        return
+    from ..service.contract import describe
+
+    name = ctx.command.name
+    ctx.find_root().obj["json"] = True
+    ctx.exit(execute("schema", lambda: describe({name: verb_table()[name]})))
+
+
+def schema_option(func):
+    return click.option("--schema", is_flag=True, expose_value=False, is_eager=True, callback=_print_schema,
+                        help="Print this verb's parameters and data schema as JSON, then exit.")(func)
+
+
 def common(func):
-    """The options every verb takes: --json and --workspace."""
+    """The options every verb takes: --json, --workspace and --schema."""
     func = click.option("--workspace", "-w", metavar="DIR", default=None, help=_WS_HELP)(func)
     func = click.option("--json", "json_flag", is_flag=True, help=_JSON_HELP)(func)
-    return func
+    return schema_option(func)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -56,6 +74,7 @@ def cli(json_flag: bool) -> None:
 @click.argument("folder", type=click.Path(file_okay=False))
 @click.option("--force", is_flag=True, help="Overwrite an existing spec and curation file.")
 @click.option("--json", "json_flag", is_flag=True, help=_JSON_HELP)
+@schema_option
 def init(folder: str, force: bool, json_flag: bool) -> int:
     """Create a workspace in FOLDER: config/research.yaml (the demo spec) and config/curation.tsv."""
     from ..service.init import init_workspace
@@ -77,6 +96,25 @@ def run(args: tuple[str, ...], refresh: bool, json_flag: bool, workspace: str | 
     return execute("run", lambda: run_workflow(resolve(workspace), list(args), refresh=refresh))
 
 
+def _phase_command(verb: str, target: str):
+    @click.argument("snakemake_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- SNAKEMAKE ARGS]")
+    @click.option("--cores", "-c", default=None, metavar="N", help="Cores for Snakemake (default: all, or the profile's).")
+    @common
+    def command(snakemake_args, cores, json_flag, workspace) -> int:
+        from ..service.run import run_verb
+
+        extra = (["--cores", cores] if cores else []) + list(snakemake_args)
+        return execute(verb, lambda: run_verb(resolve(workspace), verb, extra))
+    command.__doc__ = (f"Run the workflow up to `{target}`; what is up to date is not redone. "
+                       "Arguments after `--` go to Snakemake.")
+    return command
+
+
+for _verb, _target in (("seed", "seed"), ("chain", "chain"), ("filter", "corpus"), ("build", "networks"),
+                       ("export", "exports")):
+    cli.command(_verb)(_phase_command(_verb, _target))
+
+
 @cli.command()
 @common
 def status(json_flag: bool, workspace: str | None) -> int:
@@ -84,6 +122,25 @@ def status(json_flag: bool, workspace: str | None) -> int:
     from ..service.status import get_status
 
     return execute("status", lambda: get_status(resolve(workspace)))
+
+
+@cli.command()
+@click.argument("work_id")
+@common
+def inspect(work_id: str, json_flag: bool, workspace: str | None) -> int:
+    """One work: its record, where it came from, what screening and curation said, its place in each network."""
+    from ..service.inspect import inspect_work
+
+    return execute("inspect", lambda: inspect_work(resolve(workspace), work_id))
+
+
+@cli.command()
+@common
+def validate(json_flag: bool, workspace: str | None) -> int:
+    """Check the spec, the curation file and every artifact against its schema."""
+    from ..service.validate import validate_workspace
+
+    return execute("validate", lambda: validate_workspace(resolve(workspace)))
 
 
 @cli.command()
@@ -127,3 +184,42 @@ cli.command("accept", help="Include works (IDs or DOIs) in the corpus, whatever 
     _decision_command("accept"))
 cli.command("reject", help="Exclude works (IDs or DOIs) from the corpus, saying why with --reason.")(
     _decision_command("reject"))
+
+
+def _param(param: click.Parameter) -> dict:
+    kind = param.type
+    out = {"name": param.name, "kind": "argument" if isinstance(param, click.Argument) else "option",
+           "type": "flag" if getattr(param, "is_flag", False) else kind.name,
+           "required": bool(param.required), "multiple": bool(getattr(param, "multiple", False)
+                                                              or param.nargs == -1)}
+    if isinstance(param, click.Option):
+        out["flags"] = sorted(param.opts + param.secondary_opts)
+        out["help"] = param.help or ""
+        if not out["required"] and isinstance(param.default, (str, int, float, bool)):
+            out["default"] = param.default
+    if isinstance(kind, click.Choice):
+        out["choices"] = list(kind.choices)
+    return out
+
+
+def verb_table() -> dict[str, dict]:
+    """Every verb with its help and parameters, read off the Click tree (so it cannot drift)."""
+    ctx = click.Context(cli)
+    table = {}
+    for name in sorted(cli.list_commands(ctx)):
+        command = cli.get_command(ctx, name)
+        params = [p for p in command.params if not getattr(p, "hidden", False)]
+        table[name] = {"help": (command.help or "").strip().splitlines()[0] if command.help else "",
+                       "params": [_param(p) for p in params],
+                       "passes_extra_args_to_snakemake": bool(command.allow_extra_args)}
+    return table
+
+
+@cli.command("schema")
+@click.option("--json", "json_flag", is_flag=True, help=_JSON_HELP)
+@schema_option
+def schema_command(json_flag: bool) -> int:
+    """The contract: version, exit codes, every verb with its parameters and the JSON Schema of its data."""
+    from ..service.contract import describe
+
+    return execute("schema", lambda: describe(verb_table()))

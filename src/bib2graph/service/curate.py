@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import curation, query
 from ..errors import DataError, UsageError
 from ..paths import CURATION_FILE
-from ..sources.records import normalize_doi, short_id
+from ..ids import normalize_doi, short_id
 from .result import Result
 from .workspace import Workspace
 

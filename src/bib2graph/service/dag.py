@@ -2,7 +2,8 @@
 
 This is the only module that reaches into Snakemake's internals (the DAG of a dry run); status is
 derived from it and from the artifacts, never stored. The dry run takes no lock, so it answers
-while a run holds the workspace.
+while a run holds the workspace, and it runs in a shadow folder of links to the workspace, so that
+whatever Snakemake would create (its `.snakemake/` folders) lands there and the workspace is only read.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,8 +40,29 @@ def _state(dag, job) -> tuple[str, tuple[str, ...]]:
     return "stale", names
 
 
+@contextlib.contextmanager
+def _shadow(root: Path):
+    """A temporary folder of links to `root`'s entries, and to the folders of its `.snakemake/`."""
+    with tempfile.TemporaryDirectory(prefix="b2g-status-") as tmp:
+        shadow = Path(tmp)
+        for entry in root.iterdir():
+            if entry.name != ".snakemake":
+                (shadow / entry.name).symlink_to(entry)
+        state = root / ".snakemake"
+        if state.is_dir():
+            (shadow / ".snakemake").mkdir()
+            for entry in state.iterdir():
+                (shadow / ".snakemake" / entry.name).symlink_to(entry)
+        yield shadow
+
+
 def job_states(root: Path) -> list[JobState]:
-    """Dry-run the workflow in `root` and report every job that produces files."""
+    """Dry-run the workflow in `root` (read-only, through a shadow) and report every job making files."""
+    with _shadow(root) as shadow:
+        return _job_states(shadow)
+
+
+def _job_states(root: Path) -> list[JobState]:
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (ConfigSettings, DAGSettings, OutputSettings, Quietness,
                                           ResourceSettings)

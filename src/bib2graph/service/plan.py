@@ -16,7 +16,7 @@ from .. import spec as spec_mod
 from ..sources.files import read_seed_entries
 from ..sources.openalex import PRICES_USD, plan_requests
 from ..sources.openalex_source import STORE_DIR
-from ..sources.records import normalize_doi, short_id
+from ..ids import normalize_doi, short_id
 from ..sources.store import RawStore
 from .result import Result
 from .workspace import Workspace

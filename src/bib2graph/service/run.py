@@ -23,6 +23,12 @@ from .result import Result
 from .workspace import Workspace
 
 PHASES = ("seed", "chain", "corpus", "networks", "exports", "report", "all")
+# The verbs that advance the review, as the DAG targets they run up to, and the manifests they report.
+VERB_TARGETS = {"seed": ("seed", ["results/seed/manifest.json"]),
+                "chain": ("chain", ["results/chain/manifest.json"]),
+                "filter": ("corpus", ["results/corpus/manifest.json"]),
+                "build": ("networks", None),
+                "export": ("exports", None)}
 RUN_LOCK = ".snakemake/b2g-run.lock"
 _PARALLELISM_FLAGS = ("--cores", "-c", "--jobs", "-j", "--profile", "--workflow-profile", "--executor", "-e")
 
@@ -112,3 +118,14 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False) -> Resul
     return Result(data={"workspace": ws.describe(), "targets": targets or ["all"],
                         "snakemake_args": extra, "results": str(ws.path("results"))},
                   warnings=warnings)
+
+
+def run_verb(ws: Workspace, verb: str, args: list[str]) -> Result:
+    """`b2g seed|chain|filter|build|export`: run up to that phase and report its counts."""
+    target, manifests = VERB_TARGETS[verb]
+    result = run_workflow(ws, [target] + [a for a in args if a not in PHASES])
+    if manifests is None:
+        manifests = sorted(str(p.relative_to(ws.root)) for p in ws.path("results/networks").glob("*/manifest.json"))
+    result.data["counts"] = {str(Path(m).parent.relative_to("results")): json.loads(
+        ws.path(m).read_text(encoding="utf-8"))["counts"] for m in manifests if ws.path(m).is_file()}
+    return result

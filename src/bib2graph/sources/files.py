@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import DataError
-from .records import normalize_doi, short_id
+from ..ids import normalize_doi, short_id
 
 WORK_SUFFIXES = (".json", ".jsonl", ".jsonl.gz", ".json.gz", ".zip")
 

@@ -59,7 +59,7 @@ import httpx
 
 from .. import __version__
 from ..errors import DataError, NetworkError
-from .records import normalize_doi, short_id
+from ..ids import normalize_doi, short_id
 from .store import ApiRequest, RawStore, kept_headers, scrub_url
 
 log = logging.getLogger("bib2graph.openalex")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .openalex import OpenAlexClient
-from .records import short_id
+from ..ids import short_id
 
 
 def _nat(work_id: str) -> tuple[int, str]:

@@ -14,7 +14,8 @@ from typing import Any, Iterable
 from ..tables import Bundle
 from .openalex import OpenAlexClient
 from .openalex_graph import OpenAlexGraph
-from .records import bundle_from_works, normalize_doi, short_id
+from ..ids import normalize_doi, short_id
+from .records import bundle_from_works
 from .store import RawStore
 
 STORE_DIR = Path("resources/openalex")

@@ -1,0 +1,114 @@
+"""Issue-5 contract properties: introspection matches the command tree, read-only verbs write
+nothing, output is byte-stable, and concurrent curation loses no decision."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import click
+import pytest
+
+from bib2graph import curation
+from bib2graph.cli.commands import cli
+from bib2graph.paths import contract_dir
+
+from ..integration.helpers import b2g, tree_state
+
+VERBS = sorted(cli.list_commands(click.Context(cli)))
+
+
+@pytest.fixture
+def ws(tmp_path) -> Path:
+    assert b2g("init", str(tmp_path / "ws")).returncode == 0
+    return tmp_path / "ws"
+
+
+def test_schema_lists_every_verb_and_option_that_help_shows():
+    env = b2g("schema", "--json").envelope
+    verbs = env["data"]["verbs"]
+    assert sorted(verbs) == VERBS
+    for name in VERBS:
+        command = cli.get_command(click.Context(cli), name)
+        shown = {opt for p in command.params if isinstance(p, click.Option) and not p.hidden for opt in p.opts}
+        listed = {flag for p in verbs[name]["params"] if p["kind"] == "option" for flag in p["flags"]}
+        assert shown <= listed, name
+        help_text = b2g(name, "--help").stdout
+        for flag in shown:
+            assert flag in help_text, (name, flag)
+        assert (contract_dir() / f"{name}.schema.json").is_file()
+    assert [row["exit"] for row in env["data"]["exit_codes"]] == [0, 1, 2, 3, 4, 5, 70]
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_verb_has_help(verb):
+    call = b2g(verb, "--help")
+    assert call.returncode == 0 and call.stdout.startswith("Usage: b2g " + verb)
+
+
+def test_status_is_byte_identical_and_read_only(ws):
+    before = tree_state(ws)
+    first = b2g("status", "--json", "--workspace", str(ws))
+    second = b2g("status", "--json", "--workspace", str(ws))
+    assert first.returncode == 0 and first.stdout == second.stdout
+    assert first.envelope["data"]["phases"]["seed"] == "missing"
+    assert tree_state(ws) == before and not (ws / ".snakemake").exists()
+
+
+@pytest.mark.parametrize("args", [["validate"], ["plan"], ["inspect", "W1"]])
+def test_read_only_verbs_touch_nothing(ws, args):
+    before = tree_state(ws)
+    call = b2g(*args, "--json", "--workspace", str(ws))
+    call.envelope  # validates against the contract
+    assert tree_state(ws) == before
+
+
+def test_bad_curation_file_fails_validate_with_every_problem(ws):
+    (ws / "config/curation.tsv").write_text(curation.header() + "W1\tmaybe\t\t\t\n", encoding="utf-8")
+    call = b2g("validate", "--json", "--workspace", str(ws))
+    assert call.returncode == 2
+    problems = call.envelope["error"]["details"]["problems"]
+    assert [p["path"] for p in problems] == ["config/curation.tsv"]
+
+
+def _toggle(ws: Path, who: str, ids: list[str], rounds: int) -> list[tuple[str, str, str]]:
+    """Alternate accept/reject over `ids`; return (id, decision, by) of every call, in order."""
+    calls = []
+    for n in range(rounds):
+        work_id = ids[n % len(ids)]
+        decision = "accept" if (n // len(ids)) % 2 == 0 else "reject"
+        by = f"{who}{n}"
+        proc = subprocess.run([sys.executable, "-m", "bib2graph", decision, work_id, "--reason", "r", "--by", by,
+                               "--wait", "60", "--workspace", str(ws)], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        calls.append((work_id, decision, by))
+    return calls
+
+
+def test_two_processes_interleaving_200_calls_keep_the_last_decision_per_id(ws):
+    a_ids = [f"W{i}" for i in range(1, 8)]
+    b_ids = [f"W{i}" for i in range(5, 12)]  # W5..W7 are touched by both
+    with ThreadPoolExecutor(2) as pool:
+        fa = pool.submit(_toggle, ws, "a", a_ids, 100)
+        fb = pool.submit(_toggle, ws, "b", b_ids, 100)
+        calls_a, calls_b = fa.result(), fb.result()
+    final = curation.read(ws / "config/curation.tsv")
+    assert set(final) == set(a_ids) | set(b_ids)
+    last = {}
+    for calls in (calls_a, calls_b):
+        for work_id, decision, by in calls:
+            last.setdefault(work_id, {})[by[0]] = (decision, by)
+    for work_id, d in final.items():
+        options = last[work_id]
+        assert (d.decision, d.decided_by) in options.values(), work_id
+        if len(options) == 1:  # touched by one process only: exactly its last call
+            assert (d.decision, d.decided_by) == next(iter(options.values()))
+
+
+@pytest.mark.parametrize("verb", ["status", "accept", "run", "schema"])
+def test_verb_schema_flag_describes_that_verb(verb):
+    env = b2g(verb, "--schema", "--json").envelope
+    assert env["command"] == "schema" and list(env["data"]["verbs"]) == [verb]
+    assert env["data"]["verbs"][verb]["data_schema"]["title"].endswith(f"`b2g {verb}` on success")
