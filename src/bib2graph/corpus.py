@@ -4,7 +4,8 @@ Nothing is deleted. Every pooled work gets one row in the screening table saying
 out; the corpus tables hold the included works only. The order of verdicts is:
 
 1. duplicates (same DOI as a work kept earlier: seeds first, then earlier rounds, then smaller ID);
-2. filters, in spec order: year, type, language, retracted, citations (the first failing one is named);
+2. filters, in this order: year, type, language, retracted, citations, include and exclude term
+   expressions (over title, abstract and terms), the constant-topic guard; the first failing one is named;
 3. human decisions: `reject` excludes, `accept` includes even a filtered work. A human decision
    always wins over a filter, never over deduplication.
 """
@@ -17,6 +18,8 @@ from typing import Any
 import pandas as pd
 
 from .curation import Decision
+from .expressions import compile_expression, normalize_text
+from .sources.records import CONSTANT_TOPICS
 from .tables import SCREENING, Bundle, conform
 
 
@@ -51,6 +54,38 @@ def _duplicates(works: pd.DataFrame, origins: pd.DataFrame) -> dict[str, str]:
     return {w: k for w, k in zip(merged["work_id"], keep) if w != k}
 
 
+def _texts(pool: Bundle) -> dict[str, str]:
+    """Title, abstract and term names of each work, normalised for expression matching."""
+    terms = pool.terms.groupby("work_id")["term"].agg(lambda t: " ".join(x for x in t if isinstance(x, str)))
+    return {w: normalize_text(" ".join(x for x in (title, abstract, terms.get(w, "")) if isinstance(x, str)))
+            for w, title, abstract in zip(pool.works["work_id"], pool.works["title"], pool.works["abstract"])}
+
+
+def _constant_topic_works(pool: Bundle) -> set[str]:
+    topics = pool.terms[pool.terms["field"] == "topics"].groupby("work_id")["term_id"].agg(frozenset)
+    return {w for w, t in topics.items() if t == CONSTANT_TOPICS}
+
+
+def _screen(pool: Bundle, spec: dict[str, Any]):
+    """A function work → the first filter step it fails (None when it passes them all)."""
+    include = compile_expression(spec["include"], "filter.include") if spec.get("include") else None
+    exclude = compile_expression(spec["exclude"], "filter.exclude") if spec.get("exclude") else None
+    texts = _texts(pool) if include or exclude else {}
+    constant = _constant_topic_works(pool) if spec.get("exclude_constant_topics") else set()
+    works = pool.works.set_index("work_id")
+
+    def verdict(work_id: str) -> str | None:
+        step = _filter_verdict(works.loc[work_id].to_dict(), spec)
+        if step is None and include is not None and not include(texts[work_id]):
+            step = "filter:include"
+        if step is None and exclude is not None and exclude(texts[work_id]):
+            step = "filter:exclude"
+        if step is None and work_id in constant:
+            step = "filter:constant_topics"
+        return step
+    return verdict
+
+
 def _filter_verdict(work: dict[str, Any], spec: dict[str, Any]) -> str | None:
     year = work["year"]
     if spec["year_min"] is not None and (pd.isna(year) or year < spec["year_min"]):
@@ -75,23 +110,51 @@ def build_corpus(pool: Bundle, seeds: pd.DataFrame, candidates: pd.DataFrame,
     pool_ids = list(pool.works["work_id"])
     screening = _origins(seeds, candidates, pool_ids)
     dupes = _duplicates(pool.works, screening)
-    works = pool.works.set_index("work_id")
-    dup_col, excl_col, dec_col, reason_col, incl_col = [], [], [], [], []
+    verdict_of = _screen(pool, filter_spec)
+    dup_col, filt_col, excl_col, dec_col, reason_col, incl_col = [], [], [], [], [], []
     for work_id in screening["work_id"]:
         duplicate_of = dupes.get(work_id)
-        verdict = None if duplicate_of else _filter_verdict(works.loc[work_id].to_dict(), filter_spec)
+        verdict = None if duplicate_of else verdict_of(work_id)
         decision = decisions.get(work_id)
         if decision is not None and decision.decision == "reject":
             verdict = verdict or "curation"
         included = duplicate_of is None and (
             (decision is not None and decision.decision == "accept") or verdict is None)
         dup_col.append(duplicate_of)
+        filt_col.append(verdict if verdict != "curation" else None)
         excl_col.append(None if included else (verdict or "duplicate"))
         dec_col.append(decision.decision if decision else None)
         reason_col.append(decision.reason if decision else None)
         incl_col.append(included)
-    screening = screening.assign(duplicate_of=dup_col, excluded_by=excl_col, decision=dec_col,
+    screening = screening.assign(duplicate_of=dup_col, filter_verdict=filt_col, excluded_by=excl_col,
+                                 decision=dec_col,
                                  decision_reason=reason_col, included=incl_col)
     screening = conform(screening, SCREENING)
     corpus = pool.subset(screening.loc[screening["included"], "work_id"])
     return CorpusResult(corpus=corpus, screening=screening)
+
+
+def prisma(seeds: pd.DataFrame, candidates: pd.DataFrame, screening: pd.DataFrame) -> dict[str, Any]:
+    """PRISMA 2020-style counts of one corpus build; every step adds up (checked, not assumed).
+
+    identified (seeds + each chaining round) − duplicates = screened;
+    screened − excluded by each filter − excluded by people = included (people's accepts of filtered
+    works are counted as reinstated and are not in any filter's exclusions).
+    """
+    duplicates = int(screening["duplicate_of"].notna().sum())
+    screened = screening[screening["duplicate_of"].isna()]
+    excluded = screened[~screened["included"]]
+    by_filter = {k: int(v) for k, v in excluded["excluded_by"].value_counts().sort_index().items()
+                 if k.startswith("filter:")}
+    by_people = int((excluded["excluded_by"] == "curation").sum())
+    reinstated = int((screened["included"] & screened["filter_verdict"].notna()).sum())
+    per_round = candidates[candidates["admitted"]].groupby("round").size()
+    identified = {"seeds": len(seeds), "rounds": [{"round": int(r), "admitted": int(n)} for r, n in per_round.items()]}
+    total = identified["seeds"] + sum(r["admitted"] for r in identified["rounds"])
+    included = int(screened["included"].sum())
+    counts = {"identified": {**identified, "total": total}, "duplicates_removed": duplicates,
+              "screened": len(screened), "excluded_by_filter": by_filter, "excluded_by_people": by_people,
+              "reinstated_by_people": reinstated, "included": included}
+    if total != len(screening) or len(screened) - sum(by_filter.values()) - by_people != included:
+        raise RuntimeError(f"PRISMA counts do not add up: {counts}")
+    return counts

@@ -13,7 +13,7 @@ from typing import Any
 
 from .atomic import write_json
 from .chain import chain
-from .corpus import build_corpus
+from .corpus import build_corpus, prisma
 from .curation import read as read_decisions
 from .manifest import write_manifest
 from .seed import resolve_seeds
@@ -82,6 +82,8 @@ def run_corpus(params: str, seeds_path: str, candidates_path: str, pool_dir: str
                           spec["filter"])
     result.corpus.write(out_dir)
     write_table(result.screening, SCREENING, Path(out_dir) / "screening.parquet")
+    write_json(Path(out_dir) / "prisma.json", prisma(read_table(seeds_path, SEEDS),
+                                                     read_table(candidates_path, CANDIDATES), result.screening))
     screening = result.screening
     counts = {"pool": len(screening), "included": int(screening["included"].sum()),
               "excluded": {k: int(v) for k, v in screening["excluded_by"].value_counts().sort_index().items()},
@@ -89,7 +91,8 @@ def run_corpus(params: str, seeds_path: str, candidates_path: str, pool_dir: str
               "rejected": int((screening["decision"] == "reject").sum())}
     inputs = [seeds_path, candidates_path, curation_path] + bundle_paths(pool_dir)
     write_manifest(Path(out_dir) / "manifest.json", "corpus", params, inputs,
-                   bundle_paths(out_dir) + [str(Path(out_dir) / "screening.parquet")], counts)
+                   bundle_paths(out_dir) + [str(Path(out_dir) / n) for n in ("screening.parquet", "prisma.json")],
+                   counts)
     return counts
 
 
@@ -152,6 +155,7 @@ def run_report(params: str, inputs: dict[str, Any], out_html: str) -> dict[str, 
     metrics = [json.loads(Path(p).read_text(encoding="utf-8")) for p in inputs["metrics"]]
     screening = read_table(inputs["screening"], SCREENING)
     works = read_table(inputs["works"], WORKS)
-    write_report(out_html, spec, manifests, screening, works, metrics)
+    prisma_counts = json.loads(Path(inputs["prisma"]).read_text(encoding="utf-8"))
+    write_report(out_html, spec, manifests, screening, works, metrics, prisma_counts)
     return {"networks": len(metrics)}
 

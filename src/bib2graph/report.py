@@ -12,13 +12,56 @@ import pandas as pd
 from .atomic import write_text
 
 
-def _svg_years(works: pd.DataFrame) -> str:
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     matplotlib.rcParams["svg.hashsalt"] = "bib2graph"
+    return plt
+
+
+def _svg(fig) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    _pyplot().close(fig)
+    svg = buf.getvalue()
+    return svg[svg.index("<svg"):]
+
+
+def svg_prisma(counts: dict[str, Any]) -> str:
+    """A PRISMA 2020-style flow: identification, duplicates, screening exclusions, inclusion."""
+    plt = _pyplot()
+    ident = counts["identified"]
+    left = [f"Identified: {ident['total']}\nseeds: {ident['seeds']}" +
+            "".join(f"\nchaining round {r['round']}: {r['admitted']}" for r in ident["rounds"]),
+            f"Screened: {counts['screened']}", f"Included: {counts['included']}"]
+    filters = counts["excluded_by_filter"]
+    right = [f"Duplicates removed: {counts['duplicates_removed']}",
+             "Excluded by filters: " + str(sum(filters.values())) +
+             "".join(f"\n{k.split(':', 1)[1]}: {v}" for k, v in sorted(filters.items())) +
+             f"\nExcluded by people: {counts['excluded_by_people']}" +
+             (f"\n(reinstated by people: {counts['reinstated_by_people']})" if counts["reinstated_by_people"] else "")]
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.set_axis_off()
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 10)
+    box = {"boxstyle": "round,pad=0.4", "facecolor": "#eef3fa", "edgecolor": "#3b6ea5"}
+    ys = [8.6, 5.0, 1.4]
+    for y, text in zip(ys, left):
+        ax.text(2.6, y, text, ha="center", va="center", fontsize=9, bbox=box)
+    for y, text in zip((6.8, 3.2), right):
+        ax.text(7.6, y, text, ha="center", va="center", fontsize=9, bbox=box)
+    for y0, y1 in zip(ys, ys[1:]):
+        ax.annotate("", xy=(2.6, y1 + 0.8), xytext=(2.6, y0 - 1.0), arrowprops={"arrowstyle": "->"})
+    for y in (6.8, 3.2):
+        ax.annotate("", xy=(5.6, y), xytext=(2.6, y), arrowprops={"arrowstyle": "->"})
+    return _svg(fig)
+
+
+def _svg_years(works: pd.DataFrame) -> str:
+    plt = _pyplot()
     years = works["year"].dropna().astype(int).value_counts().sort_index()
     fig, ax = plt.subplots(figsize=(7, 2.6))
     ax.bar(years.index, years.values, color="#3b6ea5")
@@ -26,11 +69,7 @@ def _svg_years(works: pd.DataFrame) -> str:
     ax.set_ylabel("works")
     ax.set_title("Included works by year")
     fig.tight_layout()
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
-    svg = buf.getvalue()
-    return svg[svg.index("<svg"):]
+    return _svg(fig)
 
 
 def _table(headers: list[str], rows: list[list[Any]]) -> str:
@@ -46,7 +85,7 @@ def _fmt(value: Any) -> str:
 
 
 def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataFrame,
-           works: pd.DataFrame, metrics: list[dict[str, Any]]) -> str:
+           works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any]) -> str:
     seeds, chain = manifests["seeds"]["counts"], manifests["chain"]["counts"]
     corpus = manifests["corpus"]["counts"]
     parts = [f"<h1>{html.escape(spec['name'])}</h1>", "<h2>How the corpus was assembled</h2>"]
@@ -58,6 +97,7 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
     flow += [["accepted by people", corpus["accepted"]], ["rejected by people", corpus["rejected"]],
              ["included in the corpus", corpus["included"]]]
     parts.append(_table(["step", "works"], flow))
+    parts.append("<h3>PRISMA flow</h3>" + svg_prisma(prisma))
     if len(works):
         parts.append(_svg_years(works))
     parts.append("<h2>Networks</h2>")
@@ -78,5 +118,5 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
 
 
 def write_report(path: str, spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataFrame,
-                 works: pd.DataFrame, metrics: list[dict[str, Any]]) -> None:
-    write_text(path, render(spec, manifests, screening, works, metrics))
+                 works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any]) -> None:
+    write_text(path, render(spec, manifests, screening, works, metrics, prisma))

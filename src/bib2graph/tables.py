@@ -96,6 +96,7 @@ SCREENING = _schema("screening", {
     "round": pa.Column("Int64", pa.Check.ge(0)),
     "via": _ostr,
     "duplicate_of": _ostr,
+    "filter_verdict": _ostr,
     "excluded_by": _ostr,
     "decision": pa.Column(str, pa.Check.isin(["accept", "reject"]), nullable=True),
     "decision_reason": _ostr,

@@ -57,3 +57,44 @@ def test_duplicate_dois_keep_the_seed(demo_universe):
     screen = result.screening.set_index("work_id")
     assert screen.loc[other, "duplicate_of"] == seed_id and not screen.loc[other, "included"]
     assert screen.loc[seed_id, "included"]
+
+
+def test_term_filters_and_prisma_add_up_on_a_real_corpus(demo_universe):
+    from bib2graph.corpus import prisma
+
+    pool, seeds, cands = _pool(demo_universe, n_seeds=40)
+    works = pool.works.set_index("work_id")
+    victim = sorted(works.index)[0]
+    filters = {**FILTERS, "include": "rat* OR mouse OR mice OR rodent*", "exclude": "review",
+               "year_min": 1990}
+    decisions = {victim: Decision(victim, "reject", "off-topic")}
+    result = build_corpus(pool, seeds, cands, decisions, filters)
+    screen = result.screening.set_index("work_id")
+    counts = prisma(seeds, cands, result.screening)
+    assert counts["identified"]["total"] == len(pool.works) == len(screen)
+    assert counts["screened"] - sum(counts["excluded_by_filter"].values()) - counts["excluded_by_people"] \
+        == counts["included"] == len(result.corpus.works)
+    for step, n in counts["excluded_by_filter"].items():
+        assert n == int((screen.excluded_by == step).sum())
+    assert counts["excluded_by_filter"].get("filter:include", 0) > 0
+    for work_id, row in screen.iterrows():
+        text = " ".join(str(x) for x in (works.loc[work_id, "title"], works.loc[work_id, "abstract"]) if x).lower()
+        if row.excluded_by == "filter:exclude":
+            assert "review" in text
+
+
+def test_constant_topic_guard(demo_universe):
+    import pandas as pd
+
+    from bib2graph.sources.records import CONSTANT_TOPICS
+
+    pool, seeds, cands = _pool(demo_universe)
+    target = sorted(set(pool.works.work_id) - set(seeds.work_id))[0]
+    extra = pd.DataFrame({"work_id": target, "field": "topics", "term_id": sorted(CONSTANT_TOPICS),
+                          "term": "x", "score": 0.9})
+    pool.terms = pd.concat([pool.terms, extra], ignore_index=True)
+    off = build_corpus(pool, seeds, cands, {}, FILTERS).screening.set_index("work_id")
+    on = build_corpus(pool, seeds, cands, {}, {**FILTERS, "exclude_constant_topics": True}).screening
+    on = on.set_index("work_id")
+    assert off.loc[target, "included"] and on.loc[target, "excluded_by"] == "filter:constant_topics"
+    assert int((~on.included).sum()) == 1

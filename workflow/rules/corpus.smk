@@ -7,6 +7,7 @@ rule corpus:
     output:
         tables=bundle_paths("results/corpus"),
         screening="results/corpus/screening.parquet",
+        prisma="results/corpus/prisma.json",
         manifest="results/corpus/manifest.json",
     params:
         spec=part("filter"),

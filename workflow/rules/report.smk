@@ -4,6 +4,7 @@ rule report:
         chain="results/chain/manifest.json",
         corpus="results/corpus/manifest.json",
         screening="results/corpus/screening.parquet",
+        prisma="results/corpus/prisma.json",
         works="results/corpus/works.parquet",
         metrics=expand("results/networks/{kind}/metrics.json", kind=KINDS),
     output:

@@ -14,6 +14,10 @@ import pandas as pd
 from ..ids import normalize_doi, short_id
 from ..tables import AFFILIATIONS, AUTHORSHIPS, REFERENCES, TERMS, WORKS, Bundle, conform
 
+# OpenAlex gives ~22M mostly non-English works this same topic triple with fixed scores (a known defect).
+CONSTANT_TOPICS = frozenset({"T14423", "T13154", "T14235"})
+
+
 def abstract_from_index(index: dict[str, list[int]] | None) -> str | None:
     """Rebuild an abstract from OpenAlex's ``abstract_inverted_index`` (word → positions)."""
     if not index:
