@@ -46,7 +46,7 @@ def _print_schema(ctx: click.Context, _param: click.Parameter, value: bool) -> N
         return
     from ..service.contract import describe
 
-    name = ctx.command.name
+    name = ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command.name
     ctx.find_root().obj["json"] = True
     ctx.exit(execute("schema", lambda: describe({name: verb_table()[name]})))
 
@@ -122,6 +122,33 @@ def status(json_flag: bool, workspace: str | None) -> int:
     from ..service.status import get_status
 
     return execute("status", lambda: get_status(resolve(workspace)))
+
+
+@cli.group()
+def curate() -> None:
+    """Curation at scale: dump the works awaiting a decision to CSV, apply a reviewed copy."""
+
+
+@curate.command("dump")
+@click.option("--out", "-o", metavar="FILE", default=None, help="Where to write (default: results/curation/to-screen.csv).")
+@click.option("--all", "everything", is_flag=True, help="Every pooled work, decided or not, seeds included.")
+@common
+def curate_dump(out: str | None, everything: bool, json_flag: bool, workspace: str | None) -> int:
+    """Write a CSV of the works awaiting a decision, with empty decision and reason columns to fill."""
+    from ..service.curate_file import dump
+
+    return execute("curate dump", lambda: dump(resolve(workspace), out, everything))
+
+
+@curate.command("apply")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--by", default=None, help="Who decides (default: B2G_USER, else the login name).")
+@common
+def curate_apply(file: str, by: str | None, json_flag: bool, workspace: str | None) -> int:
+    """Record the decisions of a reviewed CSV (accept, reject or empty per row); a bad one changes nothing."""
+    from ..service.curate_file import apply
+
+    return execute("curate apply", lambda: apply(resolve(workspace), file, _who(by), _now()))
 
 
 @cli.command()
@@ -204,15 +231,24 @@ def _param(param: click.Parameter) -> dict:
 
 def verb_table() -> dict[str, dict]:
     """Every verb with its help and parameters, read off the Click tree (so it cannot drift)."""
-    ctx = click.Context(cli)
     table = {}
-    for name in sorted(cli.list_commands(ctx)):
-        command = cli.get_command(ctx, name)
+    for name, command in walk(cli):
         params = [p for p in command.params if not getattr(p, "hidden", False)]
         table[name] = {"help": (command.help or "").strip().splitlines()[0] if command.help else "",
                        "params": [_param(p) for p in params],
                        "passes_extra_args_to_snakemake": bool(command.allow_extra_args)}
     return table
+
+
+def walk(group: click.Group, prefix: str = ""):
+    """(name, command) for every verb, subcommands of groups as `group sub`."""
+    ctx = click.Context(group)
+    for name in sorted(group.list_commands(ctx)):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            yield from walk(command, f"{prefix}{name} ")
+        else:
+            yield f"{prefix}{name}", command
 
 
 @cli.command("schema")

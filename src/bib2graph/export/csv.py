@@ -18,7 +18,8 @@ def defuse(value):
     return value
 
 
-def _frame_text(df: pd.DataFrame) -> str:
+def frame_text(df: pd.DataFrame) -> str:
+    """The CSV text of `df` with every text cell defused."""
     df = df.copy()
     for column in df.columns:
         if df[column].dtype == object or pd.api.types.is_string_dtype(df[column]):
@@ -28,5 +29,5 @@ def _frame_text(df: pd.DataFrame) -> str:
 
 def write_csv(network, nodes_path: str | os.PathLike[str], edges_path: str | os.PathLike[str]) -> None:
     """Write the node table and the edge table (columns as in docs/networks.md)."""
-    write_text(nodes_path, _frame_text(network.nodes))
-    write_text(edges_path, _frame_text(network.edges))
+    write_text(nodes_path, frame_text(network.nodes))
+    write_text(edges_path, frame_text(network.edges))

@@ -29,7 +29,7 @@ EXIT_CODES = [
 @lru_cache(maxsize=None)
 def schema_of(name: str) -> dict[str, Any]:
     """`envelope` or a verb's data schema, as shipped."""
-    return json.loads((contract_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
+    return json.loads((contract_dir() / f"{name.replace(' ', '-')}.schema.json").read_text(encoding="utf-8"))
 
 
 def describe(verbs: dict[str, dict[str, Any]]) -> Result:

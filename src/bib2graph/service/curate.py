@@ -19,7 +19,8 @@ from .workspace import Workspace
 POOL = Path("results/chain/pool/works.parquet")
 
 
-def _known_works(ws: Workspace) -> tuple[set[str], dict[str, str]] | None:
+def known_works(ws: Workspace) -> tuple[set[str], dict[str, str]] | None:
+    """(pooled work IDs, DOI → work ID), or None before the chain phase has pooled any work."""
     path = ws.path(str(POOL))
     if not path.is_file():
         return None
@@ -31,6 +32,15 @@ def _known_works(ws: Workspace) -> tuple[set[str], dict[str, str]] | None:
     return {w for w, _ in found}, by_doi
 
 
+def resolve_one(raw: str, known: tuple[set[str], dict[str, str]] | None) -> str | None:
+    """The work ID `raw` names (OpenAlex ID, URL or DOI); before pooling only W-IDs are taken on trust."""
+    doi = normalize_doi(raw)
+    work_id = short_id(raw) if doi is None else None
+    if known is not None:
+        return known[1].get(doi) if doi else (work_id if work_id in known[0] else None)
+    return work_id if doi is None and (work_id or "").startswith("W") else None
+
+
 def resolve_ids(ws: Workspace, raw_ids: list[str]) -> tuple[list[str], list[str]]:
     """(work IDs, warnings); unknown IDs raise DataError listing every one of them."""
     if not raw_ids:
@@ -38,15 +48,10 @@ def resolve_ids(ws: Workspace, raw_ids: list[str]) -> tuple[list[str], list[str]
     if len(raw_ids) > curation.MAX_IDS_PER_CALL:
         raise DataError(f"{len(raw_ids)} IDs in one call; at most {curation.MAX_IDS_PER_CALL}",
                         code="TOO_MANY_IDS")
-    known = _known_works(ws)
+    known = known_works(ws)
     resolved, unknown, warnings = [], [], []
     for raw in raw_ids:
-        doi = normalize_doi(raw)
-        work_id = short_id(raw) if doi is None else None
-        if known is not None:
-            work_id = known[1].get(doi) if doi else (work_id if work_id in known[0] else None)
-        elif doi is not None or not (work_id or "").startswith("W"):
-            work_id = None
+        work_id = resolve_one(raw, known)
         if work_id is None:
             unknown.append(raw)
         else:
