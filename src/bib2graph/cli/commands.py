@@ -151,6 +151,50 @@ def curate_apply(file: str, by: str | None, json_flag: bool, workspace: str | No
     return execute("curate apply", lambda: apply(resolve(workspace), file, _who(by), _now()))
 
 
+@cli.group(invoke_without_command=True)
+@click.option("--name", default="snapshot", show_default=True, help="A short name, part of the snapshot's ID.")
+@common
+@click.pass_context
+def snapshot(ctx: click.Context, name: str, json_flag: bool, workspace: str | None) -> int | None:
+    """Seal the corpus, curation, networks and report into results/snapshots/<id>/ (never overwritten)."""
+    if ctx.invoked_subcommand is not None:
+        return None
+    from ..service.snapshots import create
+
+    return execute("snapshot", lambda: create(resolve(workspace), name, _now()))
+
+
+@snapshot.command("list")
+@common
+def snapshot_list(json_flag: bool, workspace: str | None) -> int:
+    """The sealed snapshots, oldest first."""
+    from ..service.snapshots import listing
+
+    return execute("snapshot list", lambda: listing(resolve(workspace)))
+
+
+@snapshot.command("diff")
+@click.argument("a")
+@click.argument("b")
+@common
+def snapshot_diff(a: str, b: str, json_flag: bool, workspace: str | None) -> int:
+    """Works added and removed, decisions changed, network sizes and clusters from snapshot A to B."""
+    from ..service.snapshots import compare
+
+    return execute("snapshot diff", lambda: compare(resolve(workspace), a, b))
+
+
+@snapshot.command("restore")
+@click.argument("snapshot_id")
+@click.option("--into", metavar="DIR", default=None, help="A new folder (default: results/restored/<id>).")
+@common
+def snapshot_restore(snapshot_id: str, into: str | None, json_flag: bool, workspace: str | None) -> int:
+    """Rebuild a snapshot's networks offline from its sealed data and check them byte for byte."""
+    from ..service.snapshots import restore
+
+    return execute("snapshot restore", lambda: restore(resolve(workspace), snapshot_id, into))
+
+
 @cli.command()
 @click.argument("work_id")
 @common
@@ -246,6 +290,8 @@ def walk(group: click.Group, prefix: str = ""):
     for name in sorted(group.list_commands(ctx)):
         command = group.get_command(ctx, name)
         if isinstance(command, click.Group):
+            if command.invoke_without_command:
+                yield f"{prefix}{name}", command
             yield from walk(command, f"{prefix}{name} ")
         else:
             yield f"{prefix}{name}", command

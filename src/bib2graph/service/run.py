@@ -44,7 +44,7 @@ def snakemake_command(ws: Workspace, targets: list[str], extra: list[str]) -> li
         cmd += ["--workflow-profile", str(profile)]
     elif not chosen:
         cmd += ["--cores", "all"]
-    return cmd + extra + targets
+    return cmd + targets + extra  # targets first: options such as --forcerun take several values
 
 
 def _job_error() -> B2GError | None:

@@ -1,0 +1,48 @@
+"""`snapshot`, `snapshot list|diff|restore`: seal, compare and reproduce versions of a review."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import snapshot
+from ..errors import DataError
+from .result import Result
+from .run import run_workflow
+from .workspace import Workspace
+
+
+def create(ws: Workspace, name: str, now: str) -> Result:
+    if not name.replace("-", "").replace("_", "").isalnum():
+        raise DataError(f"snapshot name {name!r}: use letters, digits, - and _ only", code="BAD_NAME")
+    manifest, created = snapshot.seal(ws.root, name, now)
+    warnings = ws.warnings()
+    if not created:
+        warnings.append(f"nothing changed since snapshot {manifest['id']}; it was kept as it is")
+    return Result(data={"workspace": ws.describe(), "id": manifest["id"], "created": created,
+                        "path": str(ws.path(str(snapshot.SNAPSHOTS / manifest["id"]))),
+                        "counts": manifest["counts"]}, warnings=warnings)
+
+
+def listing(ws: Workspace) -> Result:
+    return Result(data={"workspace": ws.describe(), "snapshots": snapshot.list_snapshots(ws.root)},
+                  warnings=ws.warnings())
+
+
+def compare(ws: Workspace, a: str, b: str) -> Result:
+    return Result(data={"workspace": ws.describe(), **snapshot.diff(ws.root, a, b)}, warnings=ws.warnings())
+
+
+def restore(ws: Workspace, snap_id: str, into: str | None) -> Result:
+    """Rebuild a snapshot's networks offline in a new workspace and check them byte for byte."""
+    target = Path(into).expanduser().resolve() if into else ws.path(f"results/restored/{snap_id}")
+    snapshot.prepare_restore(ws.root, snap_id, target)
+    restored = Workspace(root=target, source="flag")
+    run_workflow(restored, ["networks", "--rerun-triggers", "mtime"])
+    sealed = snapshot.network_files(ws.path(str(snapshot.SNAPSHOTS / snap_id)))
+    rebuilt = snapshot.network_files(target)
+    differing = sorted(k for k in set(sealed) | set(rebuilt) if sealed.get(k) != rebuilt.get(k))
+    if differing:
+        raise DataError(f"restored networks differ from snapshot {snap_id} in {len(differing)} file(s): "
+                        + ", ".join(differing[:5]), code="RESTORE_MISMATCH", details={"differing": differing})
+    return Result(data={"workspace": ws.describe(), "id": snap_id, "restored_into": str(target),
+                        "identical": True, "files_compared": len(sealed)}, warnings=ws.warnings())
