@@ -39,7 +39,8 @@ def _origins(seeds: pd.DataFrame, candidates: pd.DataFrame, pool_ids: list[str])
                          "via": seeds.loc[seeds["work_id"] == work_id, "seeded_by"].iloc[0]})
         else:
             cand = admitted.loc[work_id]
-            rows.append({"work_id": work_id, "origin": "chain", "round": int(cand["round"]),
+            origin = "monitor" if cand["direction"] == "monitor" else "chain"
+            rows.append({"work_id": work_id, "origin": origin, "round": int(cand["round"]),
                          "via": f"{cand['direction']}: {cand['via']}"})
     return pd.DataFrame(rows, columns=["work_id", "origin", "round", "via"])
 

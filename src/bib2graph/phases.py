@@ -11,7 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
+from . import monitor
 from .atomic import write_json
+from .ids import short_id
+from .sources.records import bundle_from_works
 from .chain import chain
 from .corpus import build_corpus, prisma
 from .curation import read as read_decisions
@@ -65,13 +70,36 @@ def run_chain(params: str, seeds_path: str, out_candidates: str, out_pool: str,
         pool = source.records(list(seeds["work_id"]) + result.admitted)
     finally:
         source.close()
-    write_table(result.candidates, CANDIDATES, out_candidates)
+    pool, candidates = _with_monitored(pool, result.candidates, len(result.rounds) + 1)
+    write_table(candidates, CANDIDATES, out_candidates)
     pool.write(out_pool)
-    counts = {"candidates": len(result.candidates), "admitted": len(result.admitted),
+    counts = {"candidates": len(candidates), "admitted": len(result.admitted),
+              "monitored": int((candidates["direction"] == "monitor").sum()),
               "pool": len(pool.works), "rounds": result.rounds}
-    write_manifest(out_manifest, "chain", params, [seeds_path] + source_inputs(spec),
+    write_manifest(out_manifest, "chain", params, [seeds_path] + source_inputs(spec) + monitor_inputs("."),
                    [out_candidates] + bundle_paths(out_pool), counts)
     return counts
+
+
+def monitor_inputs(root: str = ".") -> list[str]:
+    """The pending works `b2g monitor` found, when there are any: an input of the chain phase."""
+    path = Path(root) / monitor.PENDING
+    return [str(monitor.PENDING)] if path.is_file() else []
+
+
+def _with_monitored(pool: Bundle, candidates, round_no: int):
+    """Add the works `b2g monitor` left pending to the pool, as admitted candidates of origin monitor."""
+    pending = [w for w in monitor.read_pending(Path(".")) if short_id(w["id"]) not in set(pool.works["work_id"])]
+    if not pending:
+        return pool, candidates
+    extra = bundle_from_works(pending)
+    rows = pd.DataFrame([{"work_id": short_id(w["id"]), "round": round_no, "direction": "monitor",
+                          "via": " ".join(w["_b2g"]["via"]), "links": len(w["_b2g"]["via"]),
+                          "score": float(len(w["_b2g"]["via"])), "admitted": True} for w in pending])
+    candidates = pd.concat([candidates[~candidates["work_id"].isin(rows["work_id"])], rows], ignore_index=True)
+    merged = Bundle(**{name: pd.concat([getattr(pool, name), getattr(extra, name)], ignore_index=True)
+                       for name in ("works", "authorships", "affiliations", "references", "terms")})
+    return merged, candidates
 
 
 def run_corpus(params: str, seeds_path: str, candidates_path: str, pool_dir: str, curation_path: str,

@@ -83,7 +83,7 @@ SEEDS = _schema("seeds", {
 CANDIDATES = _schema("candidates", {
     "work_id": _str,
     "round": pa.Column("Int64", pa.Check.ge(1)),
-    "direction": pa.Column(str, pa.Check.isin(["backward", "forward", "both"])),
+    "direction": pa.Column(str, pa.Check.isin(["backward", "forward", "both", "monitor"])),
     "via": _str,
     "links": pa.Column("Int64", pa.Check.ge(0)),
     "score": pa.Column(float),
@@ -92,7 +92,7 @@ CANDIDATES = _schema("candidates", {
 
 SCREENING = _schema("screening", {
     "work_id": _str,
-    "origin": pa.Column(str, pa.Check.isin(["seed", "chain"])),
+    "origin": pa.Column(str, pa.Check.isin(["seed", "chain", "monitor"])),
     "round": pa.Column("Int64", pa.Check.ge(0)),
     "via": _ostr,
     "duplicate_of": _ostr,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import json
 import math
 import os
 import signal
@@ -15,14 +17,15 @@ import yaml
 
 from bib2graph.sources.records import short_id
 from bib2graph.sources.store import ApiRequest
-from bib2graph.tables import CANDIDATES, read_table
+from bib2graph.tables import BUNDLE_TABLES, CANDIDATES, SCREENING, read_table
 
-from ..conftest import DEMO_LABELS, DEMO_ZIP, included_ids
+from ..conftest import DEMO_LABELS, DEMO_ZIP, SHARED_DATA, included_ids
 from ..openalex_server import OpenAlexTestServer, load_works
 from .helpers import b2g
 
 pytestmark = pytest.mark.integration
 SEEDS = included_ids(DEMO_LABELS)[:6]
+SHARED_DONNERS = SHARED_DATA / "synergy" / "Donners_2021" / "works_1.zip"
 
 
 @pytest.fixture
@@ -186,3 +189,36 @@ def test_plan_prices_the_run_from_the_store_without_asking(tmp_path, server):
     assert data["basis"]["references_of_seeds"] == len(refs)
     assert data["chain_round_1"]["requests"]["list"] >= math.ceil(len(refs) / 100) + 1
     assert data["cost_usd"] > 0
+
+
+def test_monitor_reports_exactly_the_new_citing_works_then_none(tmp_path, server):
+    root = workspace(tmp_path / "ws")
+    env = {"B2G_OPENALEX_URL": server.url}
+    assert run(root, server).returncode == 0
+    first = b2g("monitor", "--json", "--workspace", str(root), env=env)
+    assert first.returncode == 0, first.stderr[-2000:]
+    baseline = first.envelope["data"]
+    assert baseline["new"] == 0 and baseline["baseline"] > 0  # what already cites the corpus is not news
+    assert b2g("monitor", "--json", "--workspace", str(root), env=env).envelope["data"]["new"] == 0
+    corpus = sorted(read_table(root / "results/corpus/works.parquet", BUNDLE_TABLES["works"]).work_id)
+    template = load_works([SHARED_DONNERS])[:2]
+    newcomers = []
+    for n, work in enumerate(template):
+        work = copy.deepcopy(work)
+        work["id"] = f"https://openalex.org/W490000000{n}"
+        work["referenced_works"] = [f"https://openalex.org/{corpus[n]}", *work["referenced_works"][:3]]
+        newcomers.append(work)
+    server.add_works(newcomers)
+    found = b2g("monitor", "--json", "--workspace", str(root), env=env)
+    assert found.returncode == 0, found.stderr[-2000:]
+    data = found.envelope["data"]
+    assert data["new_ids"] == ["W4900000000", "W4900000001"] and data["pending"] == 2
+    delta = json.loads(Path(data["report"]).read_text(encoding="utf-8"))
+    assert [w["cites"] for w in delta["new"]] == [[corpus[0]], [corpus[1]]]
+    again = b2g("monitor", "--json", "--workspace", str(root), env=env)
+    assert again.envelope["data"]["new"] == 0
+    rerun = run(root, server)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    screening = read_table(root / "results/corpus/screening.parquet", SCREENING).set_index("work_id")
+    assert screening.loc["W4900000000", "origin"] == "monitor" and screening.loc["W4900000000", "included"]
+    assert screening.loc["W4900000001", "via"] == f"monitor: {corpus[1]}"

@@ -1,6 +1,7 @@
 rule chain:
     input:
         phases.source_inputs(SPEC),
+        lambda wildcards: phases.monitor_inputs(),
         seeds="results/seed/seeds.parquet",
     output:
         candidates="results/chain/candidates.parquet",

@@ -196,6 +196,20 @@ def snapshot_restore(snapshot_id: str, into: str | None, json_flag: bool, worksp
 
 
 @cli.command()
+@click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True,
+              help="Give up (exit 4) after this many seconds.")
+@common
+def monitor(timeout: float, json_flag: bool, workspace: str | None) -> int:
+    """Ask OpenAlex for new works citing the included corpus; they join the pool as pending candidates.
+
+    Safe for cron: a lock, a timeout, no prompt, a log file (results/logs/monitor.log); nothing new is exit 0.
+    """
+    from ..service.monitor import run_monitor
+
+    return execute("monitor", lambda: run_monitor(resolve(workspace), _now(), timeout))
+
+
+@cli.command()
 @click.argument("work_id")
 @common
 def inspect(work_id: str, json_flag: bool, workspace: str | None) -> int:
