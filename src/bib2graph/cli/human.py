@@ -44,3 +44,15 @@ def show(env: dict[str, Any]) -> None:
         console.print(f"requests: {data['requests'] or 'none'} · estimated cost ${data['cost_usd']:.4f}")
     elif env["command"] == "init":
         console.print(f"workspace ready at {data['workspace']['root']}; next: {data['next']}")
+    else:
+        _summary(console, data)
+
+
+def _summary(console: Console, data: dict[str, Any]) -> None:
+    """Any other verb: its top-level values, one a line (lists and maps by their size)."""
+    for key, value in sorted(data.items()):
+        if key == "workspace":
+            continue
+        if isinstance(value, (list, dict)):
+            value = f"{len(value)} item(s)"
+        console.print(f"{key}: {value}")
