@@ -18,6 +18,7 @@ import yaml
 from bib2graph.sources.records import short_id
 from bib2graph.sources.store import ApiRequest
 from bib2graph.tables import BUNDLE_TABLES, CANDIDATES, SCREENING, read_table
+from bib2graph.tables import SEEDS as SEEDS_TABLE
 
 from ..conftest import DEMO_LABELS, DEMO_ZIP, SHARED_DATA, included_ids
 from ..openalex_server import OpenAlexTestServer, load_works
@@ -222,3 +223,28 @@ def test_monitor_reports_exactly_the_new_citing_works_then_none(tmp_path, server
     screening = read_table(root / "results/corpus/screening.parquet", SCREENING).set_index("work_id")
     assert screening.loc["W4900000000", "origin"] == "monitor" and screening.loc["W4900000000", "included"]
     assert screening.loc["W4900000001", "via"] == f"monitor: {corpus[1]}"
+
+
+def test_seeding_from_bibtex_and_query_reports_what_does_not_resolve(tmp_path, server):
+    universe = {short_id(w["id"]): w for w in load_works([DEMO_ZIP])}
+    with_doi = [w for w in universe.values() if w.get("doi")][:3]
+    root = workspace(tmp_path / "ws")
+    bib = "".join(f"@article{{key{n},\n  title = {{{w['title']}}},\n  doi = {{{w['doi'].split('doi.org/')[1]}}}\n}}\n"
+                  for n, w in enumerate(with_doi))
+    bib += "@article{ghost,\n  title = {Not in OpenAlex},\n  doi = {10.9999/nothing.here}\n}\n"
+    bib += "@article{nodoi,\n  title = {No identifier at all}\n}\n"
+    (root / "seeds.bib").write_text(bib, encoding="utf-8")
+    spec = yaml.safe_load((root / "config/research.yaml").read_text(encoding="utf-8"))
+    spec["seed"] = {"files": ["seeds.bib"], "query": "object recognition", "max_results": 5}
+    spec["chain"] = {"direction": "none", "depth": 0}
+    (root / "config/research.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    call = run(root, server, "seed")
+    assert call.returncode == 0, call.stderr[-2000:]
+    manifest = json.loads((root / "results/seed/manifest.json").read_text(encoding="utf-8"))
+    assert sorted(e["value"] for e in manifest["counts"]["unresolved_entries"]) == ["ghost", "nodoi"]
+    seeds = read_table(root / "results/seed/seeds.parquet", SEEDS_TABLE)
+    assert {short_id(w["id"]) for w in with_doi} <= set(seeds.work_id)  # each kept the first way it was found
+    assert set(seeds.seeded_by) == {"query", "file:seeds.bib"}
+    assert 1 <= int((seeds.seeded_by == "query").sum()) <= 5
+    dois = [r for r in server.requests("list") if r["params"].get("filter", "").startswith("doi:")]
+    assert len(dois) == 1  # the four DOIs in one OR-batch
