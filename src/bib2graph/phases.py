@@ -142,7 +142,7 @@ def run_network(kind: str, params: str, corpus_dir: str, out: dict[str, str]) ->
 EXPORT_FILES = {
     "graphml": ["network.graphml"],
     "gexf": ["network.gexf"],
-    "csv": ["nodes.csv", "edges.csv"],
+    "csv": ["nodes.csv", "edges.csv", "reading_order.csv"],
     "pajek": ["network.net"],
     "vosviewer": ["vosviewer_map.txt", "vosviewer_network.txt", "vosviewer.json"],
 }
@@ -155,6 +155,7 @@ def export_names(formats: list[str]) -> list[str]:
 
 def run_export(kind: str, params: str, network_dir: str, corpus_dir: str, out_dir: str) -> dict[str, Any]:
     from . import export
+    from .export.reading import write_reading_order
     from .networks import Network
 
     formats = json.loads(params)["export"]["formats"]
@@ -167,6 +168,7 @@ def run_export(kind: str, params: str, network_dir: str, corpus_dir: str, out_di
         export.write_gexf(net, corpus, out / "network.gexf")
     if "csv" in formats:
         export.write_csv(net, out / "nodes.csv", out / "edges.csv")
+        write_reading_order(net, out / "reading_order.csv")
     if "pajek" in formats:
         export.write_pajek(net, out / "network.net")
     if "vosviewer" in formats:
@@ -183,7 +185,12 @@ def run_report(params: str, inputs: dict[str, Any], out_html: str) -> dict[str, 
     metrics = [json.loads(Path(p).read_text(encoding="utf-8")) for p in inputs["metrics"]]
     screening = read_table(inputs["screening"], SCREENING)
     works = read_table(inputs["works"], WORKS)
+    from .export.reading import PAPER_KINDS, reading_order
+    from .networks.schema import NODES
+
     prisma_counts = json.loads(Path(inputs["prisma"]).read_text(encoding="utf-8"))
-    write_report(out_html, spec, manifests, screening, works, metrics, prisma_counts)
+    reading = {m["kind"]: reading_order(m["kind"], read_table(Path(p).with_name("nodes.parquet"), NODES))
+               for p, m in zip(inputs["metrics"], metrics) if m["kind"] in PAPER_KINDS}
+    write_report(out_html, spec, manifests, screening, works, metrics, prisma_counts, reading)
     return {"networks": len(metrics)}
 

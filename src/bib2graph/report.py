@@ -85,7 +85,8 @@ def _fmt(value: Any) -> str:
 
 
 def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataFrame,
-           works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any]) -> str:
+           works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any],
+           reading: dict[str, pd.DataFrame]) -> str:
     seeds, chain = manifests["seeds"]["counts"], manifests["chain"]["counts"]
     corpus = manifests["corpus"]["counts"]
     parts = [f"<h1>{html.escape(spec['name'])}</h1>", "<h2>How the corpus was assembled</h2>"]
@@ -109,6 +110,13 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
         clusters = [[c.get("cluster"), c.get("size"), _fmt(c.get("label"))] for c in m.get("clusters", [])[:10]]
         if clusters:
             parts.append(_table(["cluster", "size", "label"], clusters))
+        order = reading.get(m["kind"])
+        if order is not None and len(order):
+            top = order[(order["rank"] <= 3) & (order["cluster"] <= 10)]
+            parts.append("<p>Reading order (the three most central corpus works of each cluster; all in "
+                         f"<code>results/export/{html.escape(m['kind'])}/reading_order.csv</code>):</p>")
+            parts.append(_table(["cluster", "rank", "work", "year"],
+                                [[r.cluster, r.rank, r.label, _fmt(r.year)] for r in top.itertuples()]))
     style = ("body{font-family:sans-serif;max-width:60rem;margin:2rem auto;color:#222}"
              "table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;"
              "text-align:left}th{background:#eef}")
@@ -118,5 +126,6 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
 
 
 def write_report(path: str, spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataFrame,
-                 works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any]) -> None:
-    write_text(path, render(spec, manifests, screening, works, metrics, prisma))
+                 works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any],
+                 reading: dict[str, pd.DataFrame]) -> None:
+    write_text(path, render(spec, manifests, screening, works, metrics, prisma, reading))

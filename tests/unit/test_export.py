@@ -194,3 +194,14 @@ def test_vosviewer_quotes_labels_with_separators(hostile, tmp_path):
 
 def test_formats_lists_every_exporter():
     assert FORMATS == ("graphml", "gexf", "csv", "pajek", "vosviewer")
+
+
+def test_reading_order_ranks_corpus_works_within_clusters(networks):
+    from bib2graph.export.reading import reading_order
+
+    net = networks["citation"]
+    order = reading_order("citation", net.nodes)
+    assert set(order.node_id) == set(net.nodes[net.nodes.in_corpus].node_id)
+    for _, group in order.groupby("cluster"):
+        assert list(group["rank"]) == list(range(1, len(group) + 1))
+        assert list(group.pagerank) == sorted(group.pagerank, reverse=True)

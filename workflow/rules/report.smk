@@ -7,6 +7,7 @@ rule report:
         prisma="results/corpus/prisma.json",
         works="results/corpus/works.parquet",
         metrics=expand("results/networks/{kind}/metrics.json", kind=KINDS),
+        nodes=expand("results/networks/{kind}/nodes.parquet", kind=KINDS),
     output:
         html=report("results/report/index.html", caption="../report/report.rst", category="Report"),
     params:
