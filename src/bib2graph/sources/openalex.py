@@ -711,35 +711,27 @@ def _filter_params(field_name: str, values: list[str]) -> dict[str, Any]:
     return {"filter": f"{field_name}:{'|'.join(values)}", "select": ",".join(SELECT_FIELDS)}
 
 
-def _work_ids(ids: Iterable[str]) -> list[str]:
-    """Short, de-duplicated work IDs in first-seen order; anything else is a DataError."""
+def _checked(values: Iterable[str], form, what: str) -> list[str]:
+    """`form(value)` of each value, de-duplicated in first-seen order; values it rejects are a DataError."""
     wanted: list[str] = []
     bad: list[str] = []
-    for raw in ids:
-        sid = short_id(raw) or ""
-        if _WORK_ID.match(sid):
-            wanted.append(sid)
-        else:
-            bad.append(str(raw))
+    for raw in values:
+        value = form(raw)
+        (wanted if value else bad).append(value if value else str(raw))
     if bad:
-        raise DataError(f"not OpenAlex work IDs: {', '.join(bad[:5])}" + (" …" if len(bad) > 5 else ""),
+        raise DataError(f"not {what}: {', '.join(bad[:5])}" + (" …" if len(bad) > 5 else ""),
                         code="OPENALEX_BAD_ID", details={"invalid": bad})
     return list(dict.fromkeys(wanted))
+
+
+def _work_ids(ids: Iterable[str]) -> list[str]:
+    """Short, de-duplicated work IDs in first-seen order; anything else is a DataError."""
+    return _checked(ids, lambda raw: (short_id(raw) or "") if _WORK_ID.match(short_id(raw) or "") else None,
+                    "OpenAlex work IDs")
 
 
 def _dois(dois: Iterable[str]) -> list[str]:
-    wanted: list[str] = []
-    bad: list[str] = []
-    for raw in dois:
-        doi = normalize_doi(raw)
-        if doi:
-            wanted.append(doi)
-        else:
-            bad.append(str(raw))
-    if bad:
-        raise DataError(f"not DOIs: {', '.join(bad[:5])}" + (" …" if len(bad) > 5 else ""),
-                        code="OPENALEX_BAD_ID", details={"invalid": bad})
-    return list(dict.fromkeys(wanted))
+    return _checked(dois, normalize_doi, "DOIs")
 
 
 def _ordered(lookup: Lookup, wanted: list[str]) -> Lookup:
