@@ -113,3 +113,26 @@ def test_verb_schema_flag_describes_that_verb(verb):
     env = b2g(verb, "--schema", "--json").envelope
     assert env["command"] == "schema" and list(env["data"]["verbs"]) == [verb]
     assert env["data"]["verbs"][verb]["data_schema"]["title"].endswith(f"`b2g {verb}` on success")
+
+
+def test_monitor_is_exit_5_while_another_monitor_holds_the_lock(ws):
+    import pandas as pd
+    import yaml
+    from filelock import FileLock
+
+    from bib2graph.tables import WORKS, write_table
+
+    spec = yaml.safe_load((ws / "config/research.yaml").read_text(encoding="utf-8"))
+    spec["source"] = {"kind": "openalex"}
+    (ws / "config/research.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    write_table(pd.DataFrame({"work_id": ["W1"], "n_references": [0], "is_retracted": [False]}), WORKS,
+                ws / "results/corpus/works.parquet")
+    (ws / "resources/monitor").mkdir(parents=True, exist_ok=True)
+    with FileLock(str(ws / "resources/monitor/.monitor.lock")):
+        call = b2g("monitor", "--json", "--workspace", str(ws), env={"B2G_OPENALEX_URL": "http://127.0.0.1:9"})
+    assert call.returncode == 5 and call.envelope["error"]["code"] == "WORKSPACE_LOCKED"
+
+
+def test_monitor_needs_openalex(ws):
+    call = b2g("monitor", "--json", "--workspace", str(ws))
+    assert call.returncode == 3 and call.envelope["error"]["code"] == "SOURCE_UNSUPPORTED"
