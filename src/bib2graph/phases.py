@@ -15,13 +15,13 @@ import pandas as pd
 
 from . import monitor
 from .atomic import write_json
-from .ids import short_id
-from .sources.records import bundle_from_works
 from .chain import chain
 from .corpus import build_corpus, prisma
 from .curation import read as read_decisions
+from .ids import short_id
 from .manifest import write_manifest
 from .seed import resolve_seeds
+from .sources.records import bundle_from_works
 from .sources.universe import FileUniverse
 from .spec import resolve_path
 from .tables import CANDIDATES, SCREENING, SEEDS, WORKS, Bundle, bundle_paths, read_table, write_table
