@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 from collections import Counter, defaultdict
@@ -13,8 +14,8 @@ import pandas as pd
 import pytest
 
 from bib2graph.errors import DataError
-from bib2graph.networks import DEFAULTS, KINDS, NORMALIZATIONS, Network, build, resolve_params
-from bib2graph.networks.build import TOPIC_TRIPLE, cooccurrence, pairs_within_groups
+from bib2graph.networks import DEFAULTS, KINDS, NORMALIZATIONS, Network, build, edge_evidence, resolve_params
+from bib2graph.networks.build import EVIDENCE_VIA, TOPIC_TRIPLE, cooccurrence, pairs_within_groups
 from bib2graph.networks.communities import canonical
 from bib2graph.networks.schema import EDGES, NODES
 from bib2graph.sources.files import read_work_objects
@@ -26,6 +27,7 @@ SEP = ROOT / "src/bib2graph/data/synergy/Sep_2021/works_1.zip"
 DONNERS = Path("/work/shared/data/synergy/Donners_2021/works_1.zip")
 API = Path("/work/shared/data/openalex-api/extracted")
 FAST = {"stability_runs": 1}
+build_module = importlib.import_module("bib2graph.networks.build")   # `networks.build` is the function
 
 
 def _load(path: Path):
@@ -273,6 +275,51 @@ def test_citation_evidence_is_the_citing_work(donners):
     assert len(net.evidence) == len(net.edges)
 
 
+def test_evidence_above_the_limit_is_skipped_and_reported(sep, tmp_path):
+    full = built(sep, "coupling", {})
+    rows = int(full.edges["count"].sum())
+    assert full.metrics["evidence"] == {"rows": rows, "complete": True, "limit": build_module.EVIDENCE_MAX_ROWS,
+                                        "reason": None}
+    skipped = build("coupling", sep, {}, FAST, evidence_limit=rows - 1)
+    report = skipped.metrics["evidence"]
+    assert report["rows"] == rows == len(full.evidence) and report["complete"] is False
+    assert report["limit"] == rows - 1 and "edge_evidence" in report["reason"]
+    assert len(skipped.evidence) == 0 and list(skipped.evidence.columns) == ["source", "target", "reference_id"]
+    pd.testing.assert_frame_equal(skipped.edges, full.edges)          # only the evidence is left out
+    pd.testing.assert_frame_equal(skipped.nodes, full.nodes)
+    skipped.write(tmp_path / "net")                                   # the workflow always gets the file
+    again = Network.read(tmp_path / "net")
+    assert len(again.evidence) == 0 and list(again.evidence.columns) == list(full.evidence.columns)
+    assert build("coupling", sep, {}, FAST, evidence_limit=rows).metrics["evidence"]["complete"]
+
+
+@pytest.mark.parametrize("kind, params", [("coupling", {"min_weight": 2}), ("cocitation", {"min_occurrences": 4}),
+                                          ("citation", {}), ("coauthorship", {"counting": "fractional"}),
+                                          ("institutions", {}), ("keywords", {"field": "concepts"})])
+def test_edge_evidence_on_demand_equals_the_stored_rows(donners, kind, params):
+    net = built(donners, kind, params)
+    ev = net.evidence
+    assert net.metrics["evidence"]["complete"] and net.metrics["evidence"]["rows"] == len(ev) > 0
+    edges = net.edges.sort_values(["count", "source", "target"], ascending=[False, True, True], kind="mergesort")
+    picked = pd.concat([edges.head(5), net.edges.iloc[:: max(len(net.edges) // 25, 1)]])
+    stored = {key: rows for key, rows in ev.groupby(["source", "target"], sort=False)}
+    for s, t in zip(picked["source"], picked["target"]):
+        got = edge_evidence(kind, donners, s, t, params)
+        assert list(got.columns) == ["source", "target", EVIDENCE_VIA[kind]]
+        assert got.to_numpy().tolist() == stored[(s, t)].to_numpy().tolist()
+    a, b = net.nodes["node_id"].iloc[0], net.nodes["node_id"].iloc[-1]
+    if (a, b) not in stored:
+        assert len(edge_evidence(kind, donners, a, b, params)) == 0
+
+
+def test_evidence_blocks_do_not_change_the_table(donners, monkeypatch):
+    whole = built(donners, "cocitation", {"min_occurrences": 4, "min_weight": 2})
+    monkeypatch.setattr(build_module, "_PAIR_CHUNK", 7)       # many blocks, some groups larger than a block
+    blocks = build("cocitation", donners, {"min_occurrences": 4, "min_weight": 2}, FAST)
+    pd.testing.assert_frame_equal(blocks.evidence, whole.evidence)
+    assert len(whole.evidence) == whole.edges["count"].sum()
+
+
 def test_pairs_within_groups_enumerates_every_pair_once():
     groups = np.array([0, 0, 0, 1, 1, 2, 3, 3, 3, 3])
     members = np.array([5, 1, 3, 1, 3, 9, 0, 2, 4, 6])
@@ -352,7 +399,7 @@ def test_two_builds_write_identical_bytes(sep, tmp_path):
     second = build("coauthorship", sep, {"counting": "fractional", "normalization": "association_vos"}, {})
     first.write(tmp_path / "a")
     second.write(tmp_path / "b")
-    for name in ("nodes.parquet", "edges.parquet", "metrics.json"):
+    for name in ("nodes.parquet", "edges.parquet", "evidence.parquet", "metrics.json"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     again = Network.read(tmp_path / "a")
     pd.testing.assert_frame_equal(again.nodes, first.nodes)
@@ -375,6 +422,21 @@ def test_clustering_is_seeded_and_canonical(donners, algorithm):
     stability = one.metrics["stability"]
     assert stability["runs"] == 3 and 0 <= stability["mean_ari"] <= 1 and 0 <= stability["mean_nmi"] <= 1
     assert -0.5 <= one.metrics["modularity"] <= 1
+
+
+def test_sampled_betweenness_sources_follow_the_budget(monkeypatch):
+    import igraph as ig
+
+    from bib2graph.networks import metrics
+
+    ring = ig.Graph.Ring(6000)                                  # n + m = 12,000
+    assert metrics.betweenness(ring, 1)[1]["sources"] == metrics.BETWEENNESS_SAMPLES
+    monkeypatch.setattr(metrics, "BETWEENNESS_BUDGET", 12_000 * 120)
+    values, info = metrics.betweenness(ring, 1)
+    assert info == {"method": "sampled", "sources": 120, "seed": 1, "weighted": False, "normalized": True}
+    assert values.min() > 0 and np.allclose(values, values.mean(), rtol=0.3)   # a ring: all equal in truth
+    monkeypatch.setattr(metrics, "BETWEENNESS_BUDGET", 12_000)
+    assert metrics.betweenness(ring, 1)[1]["sources"] == metrics.BETWEENNESS_MIN_SAMPLES
 
 
 def test_canonical_labels_order_by_size_then_smallest_member():

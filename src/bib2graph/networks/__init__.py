@@ -19,9 +19,9 @@ import pandas as pd
 
 from ..atomic import write_json
 from ..errors import DataError
-from ..tables import Bundle, conform, read_table, write_table
+from ..tables import Bundle, conform, empty, read_table, write_table
 from . import communities as _communities
-from .build import BUILDERS
+from .build import BUILDERS, EVIDENCE_MAX_ROWS, build_evidence, coded_frame, edge_evidence
 from .labels import describe
 from .metrics import network_summary, node_metrics, tidy
 from .normalize import FORMULAS, METHODS, normalize
@@ -81,8 +81,8 @@ class Network:
         folder = Path(folder)
         write_table(self.nodes, NODES, folder / "nodes.parquet")
         write_table(self.edges, EDGES, folder / "edges.parquet")
-        if self.evidence is not None:
-            write_table(self.evidence, EVIDENCE[self.kind], folder / "evidence.parquet")
+        evidence = self.evidence if self.evidence is not None else empty(EVIDENCE[self.kind])
+        write_table(evidence, EVIDENCE[self.kind], folder / "evidence.parquet")
         write_json(folder / "metrics.json", self.metrics)
 
     @classmethod
@@ -148,13 +148,16 @@ def definition(kind: str, params: dict) -> str:
     return " ".join(parts)
 
 
-def build(kind: str, corpus: Bundle, params: dict | None = None, communities: dict | None = None) -> Network:
+def build(kind: str, corpus: Bundle, params: dict | None = None, communities: dict | None = None, *,
+          evidence_limit: int | None = EVIDENCE_MAX_ROWS) -> Network:
     """Build the `kind` network of `corpus`: nodes, edges, evidence, clusters and metrics.
 
     Steps: items below ``min_occurrences`` are dropped before pairing; pairs are counted sparsely; edges
     whose raw count (under fractional counting: number of shared works) is below ``min_weight`` are
     dropped; the remaining edges are normalised; clusters are detected on the normalised weights;
-    centralities are computed last.
+    centralities are computed last. The evidence table is built last, and only when it has at most
+    `evidence_limit` rows (None: always); otherwise it is empty and ``metrics["evidence"]`` says why
+    (`edge_evidence` still gives the documents of any single edge).
     """
     params = resolve_params(kind, params)
     community_params = _communities.resolve(communities)
@@ -162,14 +165,19 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     n = len(raw.nodes)
     i, j, count = raw.source, raw.target, raw.count
     weight = normalize(i, j, count, raw.nodes["occurrences"].to_numpy(), params["normalization"])
-    clusters, report = _communities.detect(n, i, j, weight, community_params)
-    measures, notes = node_metrics(n, i, j, count, weight, raw.directed, community_params["seed"])
+    graph = _communities.undirected(n, i, j, weight, raw.directed)    # one graph for clusters and metrics
+    clusters, report = _communities.detect(n, i, j, weight, community_params, graph)
+    measures, notes = node_metrics(n, i, j, count, weight, raw.directed, community_params["seed"], graph)
+    summary = network_summary(n, i, j, count, weight, raw.directed, graph)
+    del graph
     nodes = pd.concat([raw.nodes.reset_index(drop=True), measures], axis=1).assign(cluster=clusters)
     nodes = conform(nodes, NODES)
-    ids = raw.nodes["node_id"].to_numpy(dtype=object)
-    edges = conform(pd.DataFrame({"source": ids[i], "target": ids[j], "count": count, "weight": weight}), EDGES)
-    evidence = conform(raw.evidence, EVIDENCE[kind]) if raw.evidence is not None else None
-    summary = network_summary(n, i, j, count, weight, raw.directed)
+    ids = raw.nodes["node_id"]
+    edges = conform(coded_frame({"source": (ids, i), "target": (ids, j)}, {"count": count, "weight": weight}),
+                    EDGES)
+    table, evidence_report = build_evidence(raw, evidence_limit)
+    evidence = conform(table, EVIDENCE[kind]) if table is not None else empty(EVIDENCE[kind])
+    del table
     cluster_list, singletons = describe(kind, nodes, corpus)
     metrics = {
         "kind": kind,
@@ -186,11 +194,12 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
         "clusters": cluster_list,
         "stability": report["stability"],
         **notes,
+        "evidence": evidence_report,
         "notes": raw.notes,
     }
     return Network(kind=kind, directed=raw.directed, nodes=nodes, edges=edges, evidence=evidence,
                    metrics=tidy(metrics))
 
 
-__all__ = ["COMMUNITY_DEFAULTS", "COUNTINGS", "DEFAULTS", "FIELDS", "KINDS", "NORMALIZATIONS", "Network",
-           "build", "definition", "resolve_params"]
+__all__ = ["COMMUNITY_DEFAULTS", "COUNTINGS", "DEFAULTS", "EVIDENCE_MAX_ROWS", "FIELDS", "KINDS", "NORMALIZATIONS",
+           "Network", "build", "definition", "edge_evidence", "resolve_params"]

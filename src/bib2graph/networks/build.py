@@ -4,7 +4,8 @@ Every builder follows one recipe so that results are exact, deterministic and sp
 
 1. take an incidence table of distinct ``(group, member)`` pairs from the corpus (for coupling a group is
    a cited reference and members are the citing works; for co-occurrence networks a group is a work and
-   members are its authors, institutions or terms);
+   members are its authors, institutions or terms), as integer codes: each distinct string is hashed once
+   and everything after that works on integer arrays;
 2. count each member's occurrences and drop members below ``min_occurrences`` *before* pairing;
 3. code members by their position in the sorted array of unique IDs (so that code order is ID order and
    ``source < target`` holds for every undirected edge);
@@ -12,16 +13,22 @@ Every builder follows one recipe so that results are exact, deterministic and sp
    (``W`` = diagonal group weights: 1, or ``1/(n_g − 1)`` for fractional counting), keep the strict upper
    triangle and drop pairs whose count is below ``min_weight``.
 
-Memory is proportional to the number of non-zero pairs; no dense n × n matrix is ever built.
+Memory is proportional to the number of non-zero pairs; no dense n × n matrix is ever built. Counting
+does not enumerate the pairs behind each edge: the evidence table (one row per shared document of each
+kept edge, Σ c_ij rows) is built afterwards by `build_evidence`, only when it has at most
+``EVIDENCE_MAX_ROWS`` rows; `edge_evidence` recomputes the documents behind one edge on demand.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa_arrow
+import pyarrow.compute as pa_compute
 import scipy.sparse as sp
 
 from ..atomic import sha256_file
@@ -31,20 +38,54 @@ from ..tables import Bundle
 #: OpenAlex's constant topic triple, assigned to ~22M mostly non-English works regardless of content.
 TOPIC_TRIPLE = frozenset({"T14423", "T13154", "T14235"})
 
+#: The evidence table is built only when it has at most this many rows (it has Σ c_ij rows over the kept
+#: edges, e.g. 42M for coupling of 100k works); above it the table is left empty and metrics say why.
+EVIDENCE_MAX_ROWS = 5_000_000
+
+#: The column naming the document behind an edge, per kind.
+EVIDENCE_VIA = {"coupling": "reference_id", "cocitation": "citing_id", "citation": "citing_id",
+                "coauthorship": "work_id", "institutions": "work_id", "keywords": "work_id"}
+
 _COUNT_DIGITS = 12  # fractional counts are rounded to 12 significant digits to drop summation noise
+_PAIR_CHUNK = 4_000_000  # evidence enumerates group pairs at most this many at a time (plus one group)
+
+
+@dataclass
+class Incidence:
+    """The distinct ``(group, member)`` incidences behind a network's edges, kept for the evidence table.
+
+    `matrix` is groups × members (members = node codes), 0/1, any scipy sparse format; `group_ids[g]` is
+    the ID of group code g (codes need not follow ID order); `via` names the evidence column.
+    """
+
+    matrix: sp.spmatrix | sp.sparray
+    group_ids: pd.Index | np.ndarray
+    via: str
 
 
 @dataclass
 class Raw:
-    """A network before metrics: nodes sorted by ``node_id``; edges as codes into that order."""
+    """A network before metrics: nodes sorted by ``node_id``; edges as codes into that order.
+
+    `shared` is the number of shared groups (documents) of each edge when `count` is not that number
+    (fractional counting); `incidence` is None for direct citation, whose evidence is the citing work.
+    """
 
     nodes: pd.DataFrame            # node_id, label, occurrences, year, doi, in_corpus
-    source: np.ndarray             # int64 node codes
+    source: np.ndarray             # integer node codes (int32 when they fit, else int64)
     target: np.ndarray
     count: np.ndarray              # float64 raw counts, > 0
     directed: bool = False
-    evidence: pd.DataFrame | None = None
+    incidence: Incidence | None = None
+    shared: np.ndarray | None = None
     notes: dict = field(default_factory=dict)
+
+    def evidence_rows(self) -> int:
+        """Rows of the complete evidence table: Σ over edges of the number of shared documents."""
+        if self.incidence is None:
+            return int(len(self.source))
+        shared = self.count if self.shared is None else self.shared
+        return int(np.rint(np.sum(shared, dtype=np.float64)))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -62,14 +103,215 @@ def round_sig(values: np.ndarray, digits: int) -> np.ndarray:
     return x
 
 
-def corpus_view(corpus: Bundle) -> Bundle:
-    """The bundle restricted to rows of works that are in `corpus.works`, so a stray row cannot add nodes."""
-    ids = corpus.works["work_id"]
-    tables = {}
-    for name in ("authorships", "affiliations", "references", "terms"):
-        df = getattr(corpus, name)
-        tables[name] = df[df["work_id"].isin(ids)]
-    return Bundle(works=corpus.works, **tables)
+def corpus_rows(corpus: Bundle, name: str) -> pd.DataFrame:
+    """Rows of table `name` whose work is in `corpus.works`, so that a stray row cannot add nodes."""
+    df = getattr(corpus, name)
+    inside = df["work_id"].isin(corpus.works["work_id"])
+    return df if inside.all() else df[inside]
+
+
+def _arrow_strings(values) -> pa_arrow.Array:
+    """Strings as one Arrow array: zero-copy from a pandas str Index or Series, converted from objects."""
+    if not isinstance(values, (pd.Index, pd.Series)):
+        values = np.asarray(values, dtype=object)
+    return pa_arrow.array(values, type=pa_arrow.large_string())
+
+
+def coded_frame(coded: dict[str, tuple], plain: dict[str, np.ndarray] | None = None) -> pd.DataFrame:
+    """A frame whose string columns are ``ids[codes]`` (`coded` maps a name to ``(ids, codes)``), gathered in
+    Arrow rather than as millions of Python objects, then the `plain` columns."""
+    columns = {}
+    for name, (ids, codes) in coded.items():
+        columns[name] = _arrow_strings(ids).take(pa_arrow.array(np.asarray(codes)))
+    for name, values in (plain or {}).items():
+        columns[name] = pa_arrow.array(np.asarray(values))
+    return pa_arrow.table(columns).to_pandas()
+
+
+def _argsort_ids(ids) -> np.ndarray:
+    """The order that sorts string IDs by code point (= UTF-8 byte order, the order of the tables), in Arrow."""
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.int64)
+    return pa_compute.array_sort_indices(_arrow_strings(ids)).to_numpy().astype(np.int64)
+
+
+def _sorted_ids(values: pd.Series) -> pd.Index:
+    """The distinct IDs, sorted."""
+    ids = pd.Index(pd.unique(values), dtype="str")
+    return pd.Index(ids[_argsort_ids(ids)])
+
+
+def _lookup(index: pd.Index, values: pd.Series) -> np.ndarray:
+    """Position of each value in `index`, -1 when absent; each distinct string is hashed once."""
+    codes, uniques = pd.factorize(values)
+    where = np.append(index.get_indexer(uniques), -1).astype(np.int64)
+    return where[codes]
+
+
+def _factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes (first-appearance order) and the distinct values (a str Index)."""
+    codes, uniques = pd.factorize(values)
+    return codes.astype(np.int64), pd.Index(uniques, dtype="str")
+
+
+def _incidence(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
+    """The 0/1 CSR matrix with a one at each ``(row, col)``; repeated pairs count once."""
+    dtype = np.int32 if max(shape) < 2**31 else np.int64
+    m = sp.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows.astype(dtype), cols.astype(dtype))),
+                      shape=shape)           # canonical: sorted columns, duplicates summed
+    m.data[:] = 1
+    return m
+
+
+def _recode_columns(m: sp.csr_matrix, new: np.ndarray, n_new: int) -> sp.csr_matrix:
+    """`m` with column c moved to ``new[c]``; columns with ``new[c] < 0`` are dropped."""
+    cols = new[m.indices]
+    keep = cols >= 0
+    rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))[keep]
+    return _incidence(rows, cols[keep], (m.shape[0], n_new))
+
+
+def _upper_triangle(product: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(i, j, c)`` of the non-zero strict upper triangle of a symmetric CSR matrix, sorted by ``(i, j)``.
+
+    Sparse products leave column indices unsorted; instead of sorting, take the strict *lower* triangle
+    (row j, column i < j) and convert it to CSC: a linear-time counting sort that lists, for each column
+    i, its rows j in increasing order, which is the upper triangle in ``(i, j)`` order. Codes keep the
+    matrix's index type (int32 below 2³¹ entries); large temporaries are few, because on big products
+    their first-touch page faults cost as much as the arithmetic.
+    """
+    n = product.shape[0]
+    indices, data = product.indices, product.data
+    rows = np.repeat(np.arange(n, dtype=indices.dtype), np.diff(product.indptr))
+    keep = np.less(indices, rows)
+    if data.dtype.kind == "f":                                # sums of positive integers are never 0
+        keep &= data != 0
+    lower = sp.coo_matrix((data[keep], (rows[keep], indices[keep])), shape=(n, n))
+    del rows, keep
+    upper = lower.tocsc()                                     # rows stay in order within each column
+    del lower
+    i = np.repeat(np.arange(n, dtype=upper.indices.dtype), np.diff(upper.indptr))
+    return i, upper.indices, upper.data
+
+
+def _pair_product(a: sp.csr_matrix, weighted: sp.csr_matrix | None = None) -> sp.csr_matrix:
+    """``Aᵀ A`` (or ``Aᵀ W A`` with `weighted` = ``W A``) of a groups × members matrix, in CSR."""
+    at = a.T.tocsr()
+    return at @ (a if weighted is None else weighted)
+
+
+def cooccurrence(groups: np.ndarray, members: np.ndarray, n_members: int,
+                 group_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Count member pairs sharing a group: the strict upper triangle of ``Aᵀ W A``.
+
+    `groups` and `members` are integer codes of distinct incidences; `group_weight`, indexed by group
+    code, is the contribution of one group to each of its pairs (None = 1 each, exact integers).
+    Returns ``(i, j, c)`` sorted by ``(i, j)`` with ``i < j``; c is float64.
+    """
+    groups = np.asarray(groups, dtype=np.int64)
+    members = np.asarray(members, dtype=np.int64)
+    n_groups = int(groups.max()) + 1 if len(groups) else 0
+    a = sp.csr_matrix((np.ones(len(groups), dtype=np.int64), (groups, members)), shape=(n_groups, n_members))
+    if group_weight is None:
+        i, j, c = _upper_triangle(_pair_product(a))
+        return i, j, c.astype(np.float64)
+    weighted = sp.csr_matrix((np.asarray(group_weight, dtype=np.float64)[groups], (groups, members)),
+                             shape=(n_groups, n_members))
+    i, j, c = _upper_triangle(_pair_product(a, weighted))
+    return i, j, round_sig(c, _COUNT_DIGITS)
+
+
+def _pairs_of_runs(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For consecutive runs of the given sizes: ``(run, first, second)`` positions of every pair in a run."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    total = int(sizes.sum())
+    starts = np.cumsum(sizes) - sizes
+    position = np.arange(total, dtype=np.int64) - np.repeat(starts, sizes)
+    later = np.repeat(sizes, sizes) - position - 1
+    first = np.repeat(np.arange(total, dtype=np.int64), later)
+    run_start = np.repeat(np.cumsum(later) - later, later)
+    second = first + 1 + (np.arange(len(first), dtype=np.int64) - run_start)
+    run = np.repeat(np.repeat(np.arange(len(sizes), dtype=np.int64), sizes), later)
+    return run, first, second
+
+
+def pairs_within_groups(groups: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair ``(a < b)`` of members sharing a group, with the group: ``(g, a, b)``, vectorised.
+
+    Its length is Σ_g C(n_g, 2), the same as the total raw weight.
+    """
+    groups = np.asarray(groups, dtype=np.int64)
+    members = np.asarray(members, dtype=np.int64)
+    if len(groups) == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    order = np.lexsort((members, groups))
+    g, m = groups[order], members[order]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    _, first, second = _pairs_of_runs(np.diff(np.r_[starts, len(g)]))
+    return g[first], m[first], m[second]
+
+
+def _group_pairs(matrix: sp.csr_matrix, chunk: int | None = None) -> Iterator[tuple[np.ndarray, ...]]:
+    """``(g, a, b)`` for every pair ``a < b`` of members of each group (rows of a canonical CSR matrix),
+    in blocks of whole groups holding at most `chunk` pairs (or one larger group), so memory stays bounded."""
+    chunk = _PAIR_CHUNK if chunk is None else chunk
+    sizes = np.diff(matrix.indptr).astype(np.int64)
+    ends = np.cumsum(sizes * (sizes - 1) // 2)
+    g0, n_groups = 0, len(sizes)
+    while g0 < n_groups:
+        base = int(ends[g0 - 1]) if g0 else 0
+        g1 = max(int(np.searchsorted(ends, base + chunk, side="right")), g0 + 1)
+        g1 = min(g1, n_groups)
+        if ends[g1 - 1] > base:
+            lo = int(matrix.indptr[g0])
+            run, first, second = _pairs_of_runs(sizes[g0:g1])
+            members = matrix.indices[lo:int(matrix.indptr[g1])].astype(np.int64)
+            yield run + g0, members[first], members[second]
+        g0 = g1
+
+
+def _work_nodes(corpus: Bundle, ids: pd.Index, occurrences: np.ndarray) -> pd.DataFrame:
+    """Node rows for works: title/year/doi for corpus works, the bare ID for works outside the corpus."""
+    works = corpus.works
+    at = _lookup(ids, works["work_id"])                       # node row of each corpus work, or -1
+    row = np.full(len(ids), -1, dtype=np.int64)               # corpus row of each node, or -1
+    row[at[at >= 0]] = np.flatnonzero(at >= 0)
+    inside = row >= 0
+    where = np.flatnonzero(inside)
+    meta = works.iloc[row[inside]]
+    title = meta["title"]
+    named = (title.notna() & (title.astype(str).str.strip() != "")).to_numpy(dtype=bool)
+    label = np.asarray(ids, dtype=object).copy()
+    label[where[named]] = title.to_numpy(dtype=object)[named]
+    years = pd.array(meta["year"], dtype="Int64")
+    year = np.zeros(len(ids), dtype=np.int64)
+    missing = np.ones(len(ids), dtype=bool)
+    year[where] = years.to_numpy(dtype=np.int64, na_value=0)
+    missing[where] = years.isna()
+    doi = np.full(len(ids), None, dtype=object)
+    doi[where] = meta["doi"].astype(object).where(meta["doi"].notna(), None).to_numpy()
+    return pd.DataFrame({
+        "node_id": ids.astype(str),
+        "label": label,
+        "occurrences": np.asarray(occurrences, dtype=np.int64),
+        "year": pd.arrays.IntegerArray(year, missing),
+        "doi": doi,
+        "in_corpus": inside,
+    })
+
+
+def _item_nodes(ids: pd.Index, occurrences: np.ndarray, labels: pd.Series) -> pd.DataFrame:
+    """Node rows for authors, institutions and terms (never corpus works themselves)."""
+    named = labels.reindex(ids)
+    return pd.DataFrame({
+        "node_id": ids.astype(str),
+        "label": named.fillna(pd.Series(ids, index=ids)).astype(str).to_numpy(),
+        "occurrences": np.asarray(occurrences, dtype=np.int64),
+        "year": pd.array([pd.NA] * len(ids), dtype="Int64"),
+        "doi": np.full(len(ids), None, dtype=object),
+        "in_corpus": np.zeros(len(ids), dtype=bool),
+    })
 
 
 def _mode_label(df: pd.DataFrame, key: str, label: str) -> pd.Series:
@@ -82,97 +324,26 @@ def _mode_label(df: pd.DataFrame, key: str, label: str) -> pd.Series:
     return counts.drop_duplicates(key).set_index(key)[label]
 
 
-def _work_nodes(corpus: Bundle, ids: pd.Index, occurrences: pd.Series) -> pd.DataFrame:
-    """Node rows for works: title/year/doi for corpus works, the bare ID for works outside the corpus."""
-    works = corpus.works.set_index("work_id")
-    inside = ids.isin(works.index)
-    meta = works.reindex(ids)
-    labels = meta["title"].where(meta["title"].notna() & (meta["title"].astype(str).str.strip() != ""))
-    return pd.DataFrame({
-        "node_id": ids.astype(str),
-        "label": labels.fillna(pd.Series(ids, index=ids)).astype(str).to_numpy(),
-        "occurrences": occurrences.reindex(ids).fillna(0).astype("int64").to_numpy(),
-        "year": pd.array(meta["year"].to_numpy(), dtype="Int64"),
-        "doi": meta["doi"].astype(object).where(meta["doi"].notna(), None).to_numpy(),
-        "in_corpus": np.asarray(inside, dtype=bool),
-    })
+def _select_members(m: sp.csr_matrix, uniques: pd.Index, occurrences: np.ndarray,
+                    min_occurrences: int) -> tuple[sp.csr_matrix, pd.Index, np.ndarray]:
+    """Keep the columns (members) of `m` with ``occurrences >= max(min_occurrences, 1)`` and recode them by
+    sorted ID. Returns the groups × nodes matrix, the sorted node IDs and their occurrences."""
+    kept = np.flatnonzero(occurrences >= max(min_occurrences, 1))
+    kept_ids = uniques[kept]
+    order = _argsort_ids(kept_ids)
+    new = np.full(len(uniques), -1, dtype=np.int64)
+    new[kept[order]] = np.arange(len(kept), dtype=np.int64)
+    ids = pd.Index(kept_ids[order], dtype="str")
+    return _recode_columns(m, new, len(kept)), ids, occurrences[kept[order]]
 
 
-def _item_nodes(ids: pd.Index, occurrences: pd.Series, labels: pd.Series) -> pd.DataFrame:
-    """Node rows for authors, institutions and terms (never corpus works themselves)."""
-    named = labels.reindex(ids)
-    return pd.DataFrame({
-        "node_id": ids.astype(str),
-        "label": named.fillna(pd.Series(ids, index=ids)).astype(str).to_numpy(),
-        "occurrences": occurrences.reindex(ids).fillna(0).astype("int64").to_numpy(),
-        "year": pd.array([pd.NA] * len(ids), dtype="Int64"),
-        "doi": np.full(len(ids), None, dtype=object),
-        "in_corpus": np.zeros(len(ids), dtype=bool),
-    })
-
-
-def cooccurrence(groups: np.ndarray, members: np.ndarray, n_members: int,
-                 group_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Count member pairs sharing a group: the strict upper triangle of ``Aᵀ W A``.
-
-    `groups` and `members` are integer codes of distinct incidences; `group_weight`, indexed by group
-    code, is the contribution of one group to each of its pairs (None = 1 each, exact integers).
-    Returns ``(i, j, c)`` sorted by ``(i, j)`` with ``i < j``.
-    """
-    n_groups = int(groups.max()) + 1 if len(groups) else 0
-    ones = np.ones(len(groups), dtype=np.int64)
-    a = sp.csr_matrix((ones, (groups, members)), shape=(n_groups, n_members))
-    if group_weight is None:
-        product = a.T.tocsr() @ a
-    else:
-        weighted = sp.csr_matrix((group_weight[groups], (groups, members)), shape=(n_groups, n_members))
-        product = a.T.tocsr() @ weighted
-    upper = sp.triu(product, k=1).tocoo()
-    keep = upper.data != 0
-    i, j, c = upper.row[keep].astype(np.int64), upper.col[keep].astype(np.int64), upper.data[keep]
-    order = np.lexsort((j, i))
-    c = c[order].astype(np.float64)
-    if group_weight is not None:
-        c = round_sig(c, _COUNT_DIGITS)
-    return i[order], j[order], c
-
-
-def pairs_within_groups(groups: np.ndarray, members: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every pair ``(a < b)`` of members sharing a group, with the group: ``(g, a, b)``, vectorised.
-
-    Used for edge evidence; its length is Σ_g C(n_g, 2), the same as the total raw weight.
-    """
-    order = np.lexsort((members, groups))
-    g, m = groups[order], members[order]
-    if len(g) == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    sizes = np.diff(np.r_[starts, len(g)])
-    position = np.arange(len(g)) - np.repeat(starts, sizes)
-    later = np.repeat(sizes, sizes) - position - 1
-    first = np.repeat(np.arange(len(g)), later)
-    run_start = np.repeat(np.cumsum(later) - later, later)
-    second = first + 1 + (np.arange(len(first)) - run_start)
-    return g[first], m[first], m[second]
-
-
-def _keep_edges(i, j, c, min_weight: float):
-    keep = c >= min_weight
-    return i[keep], j[keep], c[keep]
-
-
-def _evidence(groups: np.ndarray, group_ids: np.ndarray, members: np.ndarray, node_ids: np.ndarray,
-              i: np.ndarray, j: np.ndarray, via: str) -> pd.DataFrame:
-    """One row per (edge, shared group) for the kept edges, sorted by (source, target, via)."""
-    g, a, b = pairs_within_groups(groups, members)
-    n = np.int64(max(len(node_ids), 1))
-    kept = np.sort(i * n + j)
-    mask = np.isin(a * n + b, kept, assume_unique=False)
-    g, a, b = g[mask], a[mask], b[mask]
-    order = np.lexsort((g, b, a))
-    g, a, b = g[order], a[order], b[order]
-    return pd.DataFrame({"source": node_ids[a], "target": node_ids[b], via: group_ids[g]})
+def _count_edges(a: sp.csr_matrix, min_weight: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Integer pair counts of the groups × nodes matrix `a`, thresholded, as float64 counts."""
+    i, j, c = _upper_triangle(_pair_product(a))
+    if min_weight > 1:
+        keep = c >= min_weight
+        i, j, c = i[keep], j[keep], c[keep]
+    return i, j, c.astype(np.float64)
 
 
 def _fractional_weights(sizes: np.ndarray) -> np.ndarray:
@@ -185,8 +356,17 @@ def _fractional_weights(sizes: np.ndarray) -> np.ndarray:
 # Work-based networks
 
 
-def _references(corpus: Bundle) -> pd.DataFrame:
-    return corpus.references[["work_id", "referenced_id"]].drop_duplicates()
+def _corpus_works(corpus: Bundle) -> pd.Index:
+    return _sorted_ids(corpus.works["work_id"])
+
+
+def _reference_matrix(corpus: Bundle, works: pd.Index) -> tuple[sp.csr_matrix, pd.Index]:
+    """Corpus works × referenced IDs, 0/1 (rows of works outside the corpus are ignored)."""
+    refs = corpus.references
+    w = _lookup(works, refs["work_id"])
+    r, ref_ids = _factorize(refs["referenced_id"])
+    inside = w >= 0
+    return _incidence(w[inside], r[inside], (len(works), len(ref_ids))), ref_ids
 
 
 def build_coupling(corpus: Bundle, params: dict) -> Raw:
@@ -196,20 +376,17 @@ def build_coupling(corpus: Bundle, params: dict) -> Raw:
     occurrences ``s_d = |R(d)|``. Every corpus work with ``s_d ≥ min_occurrences`` is a node, isolated or
     not. Evidence: one row ``(source, target, reference_id)`` per shared reference of each kept edge.
     """
-    corpus = corpus_view(corpus)
-    refs = _references(corpus)
-    occurrences = refs.groupby("work_id").size()
-    all_ids = pd.Index(np.sort(corpus.works["work_id"].astype(str).unique()))
-    occ = occurrences.reindex(all_ids).fillna(0)
-    ids = all_ids[(occ >= params["min_occurrences"]).to_numpy()]
-    nodes = _work_nodes(corpus, ids, occurrences)
-    inc = refs[refs["work_id"].isin(ids)]
-    members = ids.get_indexer(inc["work_id"]).astype(np.int64)
-    groups, group_ids = pd.factorize(inc["referenced_id"], sort=True)
-    i, j, c = _keep_edges(*cooccurrence(groups.astype(np.int64), members, len(ids)), params["min_weight"])
-    evidence = _evidence(groups.astype(np.int64), np.asarray(group_ids, dtype=object), members,
-                         np.asarray(ids, dtype=object), i, j, "reference_id")
-    return Raw(nodes, i, j, c, evidence=evidence)
+    works = _corpus_works(corpus)
+    m, ref_ids = _reference_matrix(corpus, works)            # works × references
+    occurrences = np.diff(m.indptr).astype(np.int64)
+    keep = occurrences >= params["min_occurrences"]
+    if not keep.all():
+        m, works, occurrences = m[keep], works[keep], occurrences[keep]
+    a = m.T.tocsr()                                          # references (groups) × works (members)
+    del m
+    i, j, c = _count_edges(a, params["min_weight"])
+    nodes = _work_nodes(corpus, works, occurrences)
+    return Raw(nodes, i, j, c, incidence=Incidence(a, ref_ids, "reference_id"))
 
 
 def build_cocitation(corpus: Bundle, params: dict) -> Raw:
@@ -219,19 +396,14 @@ def build_cocitation(corpus: Bundle, params: dict) -> Raw:
     (``in_corpus`` false; their label is their ID). Evidence: one row ``(source, target, citing_id)`` per
     corpus work citing both ends of a kept edge.
     """
-    corpus = corpus_view(corpus)
-    refs = _references(corpus)
-    occurrences = refs.groupby("referenced_id").size()
-    ids = pd.Index(np.sort(occurrences.index[occurrences.to_numpy() >= params["min_occurrences"]]
-                           .astype(str).to_numpy()))
+    works = _corpus_works(corpus)
+    m, ref_ids = _reference_matrix(corpus, works)            # citing works (groups) × references
+    occurrences = np.bincount(m.indices, minlength=len(ref_ids)).astype(np.int64)
+    a, ids, occurrences = _select_members(m, ref_ids, occurrences, params["min_occurrences"])
+    del m
+    i, j, c = _count_edges(a, params["min_weight"])
     nodes = _work_nodes(corpus, ids, occurrences)
-    inc = refs[refs["referenced_id"].isin(ids)]
-    members = ids.get_indexer(inc["referenced_id"]).astype(np.int64)
-    groups, group_ids = pd.factorize(inc["work_id"], sort=True)
-    i, j, c = _keep_edges(*cooccurrence(groups.astype(np.int64), members, len(ids)), params["min_weight"])
-    evidence = _evidence(groups.astype(np.int64), np.asarray(group_ids, dtype=object), members,
-                         np.asarray(ids, dtype=object), i, j, "citing_id")
-    return Raw(nodes, i, j, c, evidence=evidence)
+    return Raw(nodes, i, j, c, incidence=Incidence(a, works, "citing_id"))
 
 
 def build_citation(corpus: Bundle, params: dict) -> Raw:
@@ -240,22 +412,24 @@ def build_citation(corpus: Bundle, params: dict) -> Raw:
     Self-citations are ignored. Occurrences ``s_d`` = number of corpus works citing d (its local citation
     count). Every corpus work with ``s_d ≥ min_occurrences`` is a node, isolated or not.
     """
-    corpus = corpus_view(corpus)
-    refs = _references(corpus)
-    refs = refs[refs["referenced_id"].isin(corpus.works["work_id"]) & (refs["referenced_id"] != refs["work_id"])]
-    occurrences = refs.groupby("referenced_id").size()
-    all_ids = pd.Index(np.sort(corpus.works["work_id"].astype(str).unique()))
-    ids = all_ids[(occurrences.reindex(all_ids).fillna(0) >= params["min_occurrences"]).to_numpy()]
-    nodes = _work_nodes(corpus, ids, occurrences)
-    src = ids.get_indexer(refs["work_id"]).astype(np.int64)
-    dst = ids.get_indexer(refs["referenced_id"]).astype(np.int64)
-    keep = (src >= 0) & (dst >= 0)
-    src, dst = src[keep], dst[keep]
-    order = np.lexsort((dst, src))
-    i, j, c = _keep_edges(src[order], dst[order], np.ones(len(order)), params["min_weight"])
-    node_ids = np.asarray(ids, dtype=object)
-    evidence = pd.DataFrame({"source": node_ids[i], "target": node_ids[j], "citing_id": node_ids[i]})
-    return Raw(nodes, i, j, c, directed=True, evidence=evidence)
+    works = _corpus_works(corpus)
+    n = np.int64(max(len(works), 1))
+    w = _lookup(works, corpus.references["work_id"])
+    d = _lookup(works, corpus.references["referenced_id"])
+    ok = (w >= 0) & (d >= 0) & (w != d)
+    arcs = np.unique(w[ok] * n + d[ok])                      # distinct (citing, cited), sorted
+    src, dst = arcs // n, arcs % n
+    occurrences = np.bincount(dst, minlength=len(works)).astype(np.int64)
+    keep = occurrences >= params["min_occurrences"]
+    new = np.where(keep, np.cumsum(keep) - 1, -1).astype(np.int64)
+    src, dst = new[src], new[dst]
+    both = (src >= 0) & (dst >= 0)
+    i, j = src[both], dst[both]                              # still sorted: `new` is increasing
+    c = np.ones(len(i))
+    if params["min_weight"] > 1:                             # every arc counts 1
+        i, j, c = i[:0], j[:0], c[:0]
+    nodes = _work_nodes(corpus, works[keep], occurrences[keep])
+    return Raw(nodes, i, j, c, directed=True)
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -265,39 +439,39 @@ def build_citation(corpus: Bundle, params: dict) -> Raw:
 def build_items(incidence: pd.DataFrame, labels: pd.Series, params: dict) -> Raw:
     """Co-occurrence of items in works: ``c(x, y) = Σ_{d ∋ x, y} w_d``.
 
-    `incidence` holds distinct ``(work_id, item_id)`` rows. Full counting: ``w_d = 1`` (c = number of
-    shared works). Fractional counting: ``w_d = 1/(|I(d)| − 1)``, where |I(d)| counts *all* distinct items
-    of d before the ``min_occurrences`` filter, so that each work adds at most 1 to any item's total link
-    strength. Occurrences ``s_x`` = number of works of x (an integer under both countings).
-    ``min_weight`` applies to the number of shared works (= the count under full counting), so that a
-    threshold means the same under both countings.
+    `incidence` holds ``(work_id, item_id)`` rows (repeats count once). Full counting: ``w_d = 1``
+    (c = number of shared works). Fractional counting: ``w_d = 1/(|I(d)| − 1)``, where |I(d)| counts *all*
+    distinct items of d before the ``min_occurrences`` filter, so that each work adds at most 1 to any
+    item's total link strength. Occurrences ``s_x`` = number of works of x (an integer under both
+    countings). ``min_weight`` applies to the number of shared works (= the count under full counting),
+    so that a threshold means the same under both countings.
     """
-    incidence = incidence.drop_duplicates()
-    occurrences = incidence.groupby("item_id").size()
-    ids = pd.Index(np.sort(occurrences.index[occurrences.to_numpy() >= params["min_occurrences"]]
-                           .astype(str).to_numpy()))
+    g, work_ids = pd.factorize(incidence["work_id"], sort=True)     # group codes in work_id order
+    x, item_ids = _factorize(incidence["item_id"])
+    m = _incidence(g.astype(np.int64), x, (len(work_ids), len(item_ids)))   # works × items
+    sizes = np.diff(m.indptr)                                   # all distinct items of each work
+    occurrences = np.bincount(m.indices, minlength=len(item_ids)).astype(np.int64)
+    a, ids, occurrences = _select_members(m, item_ids, occurrences, params["min_occurrences"])
+    del m
     nodes = _item_nodes(ids, occurrences, labels)
-    groups_all, work_ids = pd.factorize(incidence["work_id"], sort=True)
-    sizes = np.bincount(groups_all) if len(groups_all) else np.zeros(0, dtype=np.int64)
-    keep = incidence["item_id"].isin(ids).to_numpy()
-    groups = groups_all[keep].astype(np.int64)
-    members = ids.get_indexer(incidence["item_id"][keep]).astype(np.int64)
-    i, j, shared = cooccurrence(groups, members, len(ids))
+    documents = Incidence(a, pd.Index(work_ids, dtype="str"), "work_id")
+    i, j, shared = _upper_triangle(_pair_product(a))
     keep = shared >= params["min_weight"]           # the threshold counts works, whatever the counting
-    if params.get("counting") == "fractional":
-        fi, fj, c = cooccurrence(groups, members, len(ids), _fractional_weights(sizes))
-        assert np.array_equal(fi, i) and np.array_equal(fj, j)   # same pairs: every shared group has n ≥ 2
-    else:
-        c = shared
-    evidence = _evidence(groups, np.asarray(work_ids, dtype=object), members, np.asarray(ids, dtype=object),
-                         i[keep], j[keep], "work_id")
-    return Raw(nodes, i[keep], j[keep], c[keep], evidence=evidence)
+    shared = shared.astype(np.float64)
+    if params.get("counting") != "fractional":
+        return Raw(nodes, i[keep], j[keep], shared[keep], incidence=documents)
+    share = _fractional_weights(sizes)
+    weighted = sp.csr_matrix((np.repeat(share, np.diff(a.indptr)), a.indices, a.indptr), shape=a.shape)
+    fi, fj, c = _upper_triangle(_pair_product(a, weighted))
+    assert np.array_equal(fi, i) and np.array_equal(fj, j)   # same pairs: every shared group has n ≥ 2
+    return Raw(nodes, i[keep], j[keep], round_sig(c[keep], _COUNT_DIGITS), incidence=documents,
+               shared=shared[keep])
 
 
 def build_coauthorship(corpus: Bundle, params: dict) -> Raw:
     """Co-authorship: nodes are authors (OpenAlex author IDs; authorships without an ID are skipped)."""
-    corpus = corpus_view(corpus)
-    a = corpus.authorships[corpus.authorships["author_id"].notna()]
+    a = corpus_rows(corpus, "authorships")
+    a = a[a["author_id"].notna()]
     incidence = pd.DataFrame({"work_id": a["work_id"], "item_id": a["author_id"]})
     labels = _mode_label(a, "author_id", "author_name")
     return build_items(incidence, labels, params)
@@ -305,8 +479,7 @@ def build_coauthorship(corpus: Bundle, params: dict) -> Raw:
 
 def build_institutions(corpus: Bundle, params: dict) -> Raw:
     """Co-institution: nodes are institutions; I(d) = distinct institutions of any author of work d."""
-    corpus = corpus_view(corpus)
-    a = corpus.affiliations
+    a = corpus_rows(corpus, "affiliations")
     incidence = pd.DataFrame({"work_id": a["work_id"], "item_id": a["institution_id"]})
     labels = _mode_label(a, "institution_id", "institution_name")
     return build_items(incidence, labels, params)
@@ -363,20 +536,121 @@ def apply_thesaurus(rows: pd.DataFrame, thesaurus: pd.DataFrame, all_terms: pd.D
     return rows
 
 
-def build_keywords(corpus: Bundle, params: dict) -> Raw:
-    """Co-word: nodes are terms of the chosen field (keywords, topics, concepts or auto), after the thesaurus."""
-    corpus = corpus_view(corpus)
-    rows, guarded = select_terms(corpus.terms, params["field"])
-    notes: dict = {"topic_triple_guarded_works": guarded} if params["field"] == "topics" else {}
+def _term_rows(corpus: Bundle, params: dict) -> tuple[pd.DataFrame, dict]:
+    """The term rows the keywords network counts (field choice, topic guard, thesaurus) and notes."""
+    terms = corpus_rows(corpus, "terms")
+    field_name = params.get("field", "auto")
+    rows, guarded = select_terms(terms, field_name)
+    notes: dict = {"topic_triple_guarded_works": guarded} if field_name == "topics" else {}
     if params.get("thesaurus"):
         thesaurus = read_thesaurus(params["thesaurus"])
-        rows = apply_thesaurus(rows, thesaurus, corpus.terms)
+        rows = apply_thesaurus(rows, thesaurus, terms)
         notes["thesaurus_sha256"] = sha256_file(params["thesaurus"])
         notes["thesaurus_entries"] = int(len(thesaurus))
+    return rows, notes
+
+
+def build_keywords(corpus: Bundle, params: dict) -> Raw:
+    """Co-word: nodes are terms of the chosen field (keywords, topics, concepts or auto), after the thesaurus."""
+    rows, notes = _term_rows(corpus, params)
     incidence = pd.DataFrame({"work_id": rows["work_id"], "item_id": rows["term_id"]})
     raw = build_items(incidence, _mode_label(rows, "term_id", "term"), params)
     raw.notes.update(notes)
     return raw
+
+
+# ----------------------------------------------------------------------------------------------------
+# Evidence: the documents behind each kept edge
+
+
+def build_evidence(raw: Raw, limit: int | None = EVIDENCE_MAX_ROWS) -> tuple[pd.DataFrame | None, dict]:
+    """The evidence rows of the kept edges, sorted by (source, target, document), and a report.
+
+    The table has ``raw.evidence_rows()`` rows (Σ over edges of their shared documents). Above `limit`
+    (None = no limit) it is not built: the result is None and the report says so, with the reason.
+    Otherwise the pairs of each group are enumerated in bounded blocks and matched to the kept edges,
+    so the cost is that of the pair count itself and memory that of the table.
+    """
+    rows = raw.evidence_rows()
+    report = {"rows": rows, "complete": True, "limit": limit, "reason": None}
+    node_ids = raw.nodes["node_id"]
+    if limit is not None and rows > limit:
+        report.update(complete=False, reason=f"the evidence table would have {rows} rows, more than the "
+                      f"limit of {limit}; it is written empty. Raise min_weight or min_occurrences, or ask "
+                      f"for single edges with bib2graph.networks.edge_evidence")
+        return None, report
+    if raw.incidence is None:                                 # direct citation: the citing work itself
+        return coded_frame({"source": (node_ids, raw.source), "target": (node_ids, raw.target),
+                            "citing_id": (node_ids, raw.source)}), report
+    n = np.int64(max(len(node_ids), 1))
+    keys = raw.source * n + raw.target                        # increasing: edges are sorted by (i, j)
+    matrix = sp.csr_matrix(raw.incidence.matrix)
+    if not matrix.has_canonical_format:
+        matrix.sum_duplicates()
+    edge_parts, group_parts = [], []
+    if len(keys):
+        for g, a, b in _group_pairs(matrix):
+            pair = a * n + b
+            edge = np.minimum(np.searchsorted(keys, pair), len(keys) - 1)
+            hit = keys[edge] == pair
+            edge_parts.append(edge[hit])
+            group_parts.append(g[hit])
+    edge = np.concatenate(edge_parts) if edge_parts else np.zeros(0, dtype=np.int64)
+    group = np.concatenate(group_parts) if group_parts else np.zeros(0, dtype=np.int64)
+    assert len(edge) == rows, (len(edge), rows)
+    used, inverse = np.unique(group, return_inverse=True)     # rank the groups used by their IDs
+    names = raw.incidence.group_ids[used]
+    rank = np.empty(len(used), dtype=np.int64)
+    rank[_argsort_ids(names)] = np.arange(len(used), dtype=np.int64)
+    order = np.argsort(edge * np.int64(max(len(used), 1)) + rank[inverse.ravel()], kind="stable")
+    edge, group = edge[order], group[order]
+    return coded_frame({"source": (node_ids, raw.source[edge]), "target": (node_ids, raw.target[edge]),
+                        raw.incidence.via: (raw.incidence.group_ids, group)}), report
+
+
+def _item_sets(kind: str, corpus: Bundle, params: dict | None) -> pd.DataFrame:
+    """``(work_id, item_id)`` rows of an item kind, as its builder reads them."""
+    params = params or {}
+    if kind == "coauthorship":
+        a = corpus_rows(corpus, "authorships")
+        a = a[a["author_id"].notna()]
+        return pd.DataFrame({"work_id": a["work_id"], "item_id": a["author_id"]})
+    if kind == "institutions":
+        a = corpus_rows(corpus, "affiliations")
+        return pd.DataFrame({"work_id": a["work_id"], "item_id": a["institution_id"]})
+    rows = _term_rows(corpus, params)[0]
+    return pd.DataFrame({"work_id": rows["work_id"], "item_id": rows["term_id"]})
+
+
+def edge_evidence(kind: str, corpus: Bundle, source: str, target: str,
+                  params: dict | None = None) -> pd.DataFrame:
+    """The documents behind the edge ``(source, target)``, recomputed from the corpus by set intersection.
+
+    Rows and order are those the evidence table holds for that edge (columns ``source``, ``target`` and
+    ``reference_id``, ``citing_id`` or ``work_id``); an edge that does not exist has none. Only
+    ``field`` and ``thesaurus`` of `params` matter (keywords); thresholds do not change an edge's documents.
+    """
+    via = EVIDENCE_VIA[kind]
+    works = corpus.works["work_id"]
+    if kind in ("coupling", "cocitation", "citation"):
+        refs = corpus_rows(corpus, "references")
+        if kind == "coupling":
+            found = set(refs.loc[refs["work_id"] == source, "referenced_id"]) \
+                & set(refs.loc[refs["work_id"] == target, "referenced_id"])
+        elif kind == "cocitation":
+            found = set(refs.loc[refs["referenced_id"] == source, "work_id"]) \
+                & set(refs.loc[refs["referenced_id"] == target, "work_id"])
+        else:
+            cites = ((refs["work_id"] == source) & (refs["referenced_id"] == target)).any()
+            found = {source} if cites and source != target and (works == target).any() else set()
+    else:
+        rows = _item_sets(kind, corpus, params)
+        found = set(rows.loc[rows["item_id"] == source, "work_id"]) \
+            & set(rows.loc[rows["item_id"] == target, "work_id"]) if source != target else set()
+    docs = sorted(str(d) for d in found)
+    return pd.DataFrame({"source": pd.Series([source] * len(docs), dtype="str"),
+                         "target": pd.Series([target] * len(docs), dtype="str"),
+                         via: pd.Series(docs, dtype="str")})
 
 
 BUILDERS = {
@@ -389,5 +663,6 @@ BUILDERS = {
 }
 
 
-__all__ = ["BUILDERS", "Raw", "TOPIC_TRIPLE", "cooccurrence", "pairs_within_groups", "round_sig",
+__all__ = ["BUILDERS", "EVIDENCE_MAX_ROWS", "EVIDENCE_VIA", "Incidence", "Raw", "TOPIC_TRIPLE", "build_evidence",
+           "coded_frame", "cooccurrence", "edge_evidence", "pairs_within_groups", "round_sig",
            "read_thesaurus", "select_terms"]

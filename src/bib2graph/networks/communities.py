@@ -74,8 +74,14 @@ def seeded(seed: int) -> Iterator[None]:
         ig.set_random_number_generator(random)
 
 
-def undirected(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray) -> ig.Graph:
-    """An undirected igraph graph; reciprocal pairs of a directed list are merged and their weights summed."""
+def undirected(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, directed: bool = True) -> ig.Graph:
+    """An undirected igraph graph; reciprocal pairs of a directed list are merged and their weights summed.
+
+    With ``directed=False`` the list is already undirected (``i < j``, sorted, distinct, as the builders
+    make it) and is used as it is, which gives the same graph without the merge.
+    """
+    if not directed:
+        return igraph_from_codes(n, i, j, directed=False, weights=w)
     a, b = np.minimum(i, j), np.maximum(i, j)
     key = a * np.int64(max(n, 1)) + b
     uniq, inverse = np.unique(key, return_inverse=True)
@@ -137,13 +143,15 @@ def _compare(a: np.ndarray, b: np.ndarray, method: str) -> float:
     return float(value) if math.isfinite(value) else 0.0
 
 
-def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict) -> tuple[np.ndarray, dict]:
+def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
+           graph: ig.Graph | None = None) -> tuple[np.ndarray, dict]:
     """Canonical clusters of the seed's run plus a report: modularity, quality and stability across seeds.
 
     Stability = mean adjusted Rand index and mean NMI between the partition for ``seed`` and those for
-    ``seed+1 … seed+stability_runs−1`` (None when ``stability_runs`` = 1).
+    ``seed+1 … seed+stability_runs−1`` (None when ``stability_runs`` = 1). `graph`, when given, is
+    ``undirected(n, i, j, w)`` already built.
     """
-    graph = undirected(n, i, j, w)
+    graph = undirected(n, i, j, w) if graph is None else graph
     clusters = canonical(_partition(graph, params, params["seed"]), n)
     weights = graph.es["weight"] if graph.ecount() else None
     modularity = graph.modularity(clusters.tolist(), weights=weights) if graph.ecount() else None
