@@ -20,86 +20,87 @@ import pyarrow.parquet as pq
 from .atomic import atomic_path
 from .errors import DataError
 
-_str = pa.Column(str, nullable=False)
-_ostr = pa.Column(str, nullable=True, required=True)
+TEXT = pa.Column(str, nullable=False)
+OPTIONAL_TEXT = pa.Column(str, nullable=True, required=True)
 
 
-def _schema(name: str, columns: dict[str, pa.Column], key: list[str]) -> pa.DataFrameSchema:
+def table_schema(name: str, columns: dict[str, pa.Column], key: list[str]) -> pa.DataFrameSchema:
+    """A strict, ordered, coerced schema, unique on `key`, which `conform` also sorts rows by."""
     return pa.DataFrameSchema(columns, name=name, strict=True, ordered=True, coerce=True,
                               unique=key, metadata={"key": key})
 
 
-WORKS = _schema("works", {
-    "work_id": _str,
-    "doi": _ostr,
-    "title": _ostr,
+WORKS = table_schema("works", {
+    "work_id": TEXT,
+    "doi": OPTIONAL_TEXT,
+    "title": OPTIONAL_TEXT,
     "year": pa.Column("Int64", nullable=True),
-    "publication_date": _ostr,
-    "type": _ostr,
-    "language": _ostr,
-    "venue_id": _ostr,
-    "venue": _ostr,
+    "publication_date": OPTIONAL_TEXT,
+    "type": OPTIONAL_TEXT,
+    "language": OPTIONAL_TEXT,
+    "venue_id": OPTIONAL_TEXT,
+    "venue": OPTIONAL_TEXT,
     "cited_by_count": pa.Column("Int64", pa.Check.ge(0), nullable=True),
     "n_references": pa.Column("Int64", pa.Check.ge(0)),
     "is_retracted": pa.Column(bool),
-    "abstract": _ostr,
-    "updated_date": _ostr,
+    "abstract": OPTIONAL_TEXT,
+    "updated_date": OPTIONAL_TEXT,
 }, ["work_id"])
 
-AUTHORSHIPS = _schema("authorships", {
-    "work_id": _str,
+AUTHORSHIPS = table_schema("authorships", {
+    "work_id": TEXT,
     "position": pa.Column("Int64", pa.Check.ge(0)),
-    "author_id": _ostr,
-    "author_name": _ostr,
-    "author_position": _ostr,
+    "author_id": OPTIONAL_TEXT,
+    "author_name": OPTIONAL_TEXT,
+    "author_position": OPTIONAL_TEXT,
 }, ["work_id", "position"])
 
-AFFILIATIONS = _schema("affiliations", {
-    "work_id": _str,
+AFFILIATIONS = table_schema("affiliations", {
+    "work_id": TEXT,
     "position": pa.Column("Int64", pa.Check.ge(0)),
-    "institution_id": _str,
-    "institution_name": _ostr,
-    "country_code": _ostr,
+    "institution_id": TEXT,
+    "institution_name": OPTIONAL_TEXT,
+    "country_code": OPTIONAL_TEXT,
 }, ["work_id", "position", "institution_id"])
 
-REFERENCES = _schema("references", {
-    "work_id": _str,
-    "referenced_id": _str,
+REFERENCES = table_schema("references", {
+    "work_id": TEXT,
+    "referenced_id": TEXT,
 }, ["work_id", "referenced_id"])
 
-TERMS = _schema("terms", {
-    "work_id": _str,
+TERMS = table_schema("terms", {
+    "work_id": TEXT,
     "field": pa.Column(str, pa.Check.isin(["keywords", "topics", "concepts"])),
-    "term_id": _str,
-    "term": _ostr,
+    "term_id": TEXT,
+    "term": OPTIONAL_TEXT,
     "score": pa.Column(float, nullable=True),
 }, ["work_id", "field", "term_id"])
 
-SEEDS = _schema("seeds", {
-    "work_id": _str,
-    "seeded_by": _str,
+SEEDS = table_schema("seeds", {
+    "work_id": TEXT,
+    "seeded_by": TEXT,
 }, ["work_id"])
 
-CANDIDATES = _schema("candidates", {
-    "work_id": _str,
+CANDIDATES = table_schema("candidates", {
+    "work_id": TEXT,
     "round": pa.Column("Int64", pa.Check.ge(1)),
     "direction": pa.Column(str, pa.Check.isin(["backward", "forward", "both", "monitor"])),
-    "via": _str,
+    "via": TEXT,
     "links": pa.Column("Int64", pa.Check.ge(0)),
     "score": pa.Column(float),
     "admitted": pa.Column(bool),
 }, ["work_id"])
 
-SCREENING = _schema("screening", {
-    "work_id": _str,
+SCREENING = table_schema("screening", {
+    "work_id": TEXT,
     "origin": pa.Column(str, pa.Check.isin(["seed", "chain", "monitor"])),
     "round": pa.Column("Int64", pa.Check.ge(0)),
-    "via": _ostr,
-    "duplicate_of": _ostr,
-    "filter_verdict": _ostr,
-    "excluded_by": _ostr,
+    "via": OPTIONAL_TEXT,
+    "duplicate_of": OPTIONAL_TEXT,
+    "filter_verdict": OPTIONAL_TEXT,
+    "excluded_by": OPTIONAL_TEXT,
     "decision": pa.Column(str, pa.Check.isin(["accept", "reject"]), nullable=True),
-    "decision_reason": _ostr,
+    "decision_reason": OPTIONAL_TEXT,
     "included": pa.Column(bool),
 }, ["work_id"])
 

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import pandera.pandas as pa
 
-_str = pa.Column(str, nullable=False)
-_ostr = pa.Column(str, nullable=True, required=True)
+from ..tables import OPTIONAL_TEXT as _ostr
+from ..tables import TEXT as _str
+from ..tables import table_schema as _schema
+
 _count = pa.Column("Int64", pa.Check.ge(0), nullable=False)
 _float = pa.Column(float, nullable=False)
-
-
-def _schema(name: str, columns: dict[str, pa.Column], key: list[str]) -> pa.DataFrameSchema:
-    return pa.DataFrameSchema(columns, name=name, strict=True, ordered=True, coerce=True,
-                              unique=key, metadata={"key": key})
 
 
 NODES = _schema("nodes", {
