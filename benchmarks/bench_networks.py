@@ -6,9 +6,10 @@ evidence, typed tables) and the peak memory of a child process doing only that, 
 run on the same data, the ratio of coupling and co-citation counting to a bare `scipy.sparse` product
 (factorised IDs, ``A·Aᵀ`` or ``Aᵀ·A``, ``triu``, ``tocoo``) and (at 10k, where it finishes) to a
 pure-Python pair count. Counting and the bare product are each the best of five interleaved runs (the
-machine is shared and noisy). Kinds use their defaults, except co-citation with ``min_occurrences`` 1, so
-that it counts exactly the product the bare baseline computes. The evidence column gives the rows of the
-complete evidence table and whether it was built (above 5M rows it is skipped, and metrics say so).
+machine is shared and noisy). Kinds use their defaults; co-citation runs twice: with ``min_occurrences`` 1,
+so that it counts exactly the product the bare baseline computes, and with its default 2 (no ratio). The
+evidence column gives the rows of the complete evidence table and whether it was built (above 5M rows it is
+skipped, and metrics say so).
 
     python benchmarks/bench_networks.py                 # 10k, 50k, 100k
     python benchmarks/bench_networks.py --sizes 10000   # one size
@@ -32,7 +33,20 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-KINDS = ("coupling", "cocitation", "citation", "coauthorship", "institutions", "keywords")
+#: benchmark rows: name → (kind, parameters beyond the kind's defaults). "cocitation" sets min_occurrences
+#: 1 so that it counts exactly the bare product Aᵀ·A (the ratio is like for like); "cocitation_default"
+#: is the kind's default (min_occurrences 2), the network a workflow builds.
+ROWS = {
+    "coupling": ("coupling", {}),
+    "cocitation": ("cocitation", {"min_occurrences": 1}),
+    "cocitation_default": ("cocitation", {}),
+    "citation": ("citation", {}),
+    "coauthorship": ("coauthorship", {}),
+    "institutions": ("institutions", {}),
+    "keywords": ("keywords", {}),
+}
+#: rows whose counting computes the same product as the bare baseline
+LIKE_FOR_LIKE = ("coupling", "cocitation")
 
 
 def synthetic_corpus(n_works: int, seed: int = 7):
@@ -97,13 +111,14 @@ def pure_python(refs: pd.DataFrame, kind: str) -> float:
     return time.perf_counter() - start
 
 
-def child(size: int, kind: str, python_baseline: bool, repeats: int = 5) -> dict:
+def child(size: int, row: str, python_baseline: bool, repeats: int = 5) -> dict:
     from bib2graph import networks
     from bib2graph.networks.build import BUILDERS
 
     corpus = synthetic_corpus(size)
-    params = networks.resolve_params(kind, {"min_occurrences": 1} if kind == "cocitation" else {})
-    product = kind in ("coupling", "cocitation")
+    kind, extra = ROWS[row]
+    params = networks.resolve_params(kind, extra)
+    product = row in LIKE_FOR_LIKE
     counting, bare = [], []
     for _ in range(repeats if product else 1):
         start = time.perf_counter()
@@ -117,8 +132,9 @@ def child(size: int, kind: str, python_baseline: bool, repeats: int = 5) -> dict
     net = networks.build(kind, corpus, params, {"stability_runs": 1})
     full = time.perf_counter() - start
     evidence = net.metrics["evidence"]
-    out = {"size": size, "kind": kind, "nodes": net.metrics["nodes"], "edges": net.metrics["edges"],
-           "counting_s": min(counting), "build_s": full, "raw_pairs": raw_pairs,
+    out = {"size": size, "row": row, "kind": kind, "parameters": params,
+           "nodes": net.metrics["nodes"], "edges": net.metrics["edges"], "counting_s": min(counting),
+           "build_s": full, "raw_pairs": raw_pairs,
            "evidence_rows": evidence["rows"], "evidence_complete": evidence["complete"],
            "betweenness": net.metrics["betweenness"]}
     if product:
@@ -136,13 +152,14 @@ def _rows(n: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000, 100_000])
-    parser.add_argument("--kinds", nargs="+", default=list(KINDS))
+    parser.add_argument("--kinds", nargs="+", default=list(ROWS), choices=list(ROWS), metavar="ROW",
+                        help=f"rows to run, among {', '.join(ROWS)}")
     parser.add_argument("--child", nargs=3, metavar=("SIZE", "KIND", "PY"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(int(args.child[0]), args.child[1], args.child[2] == "1")))
         return
-    print(f"{'works':>7} {'kind':<13} {'nodes':>8} {'edges':>10} {'count s':>8} {'build s':>8} "
+    print(f"{'works':>7} {'kind':<18} {'nodes':>8} {'edges':>10} {'count s':>8} {'build s':>8} "
           f"{'peak MB':>8} {'bare s':>7} {'×bare':>6} {'python s':>9} {'×python':>8} {'evidence':>14}", flush=True)
     worst = 0.0
     for size in args.sizes:
@@ -150,7 +167,7 @@ def main() -> None:
             proc = subprocess.run([sys.executable, __file__, "--child", str(size), kind,
                                    "1" if size <= 10_000 else "0"], capture_output=True, text=True)
             if proc.returncode != 0:
-                print(f"{size:>7} {kind:<13} failed: {proc.stderr.strip().splitlines()[-1:]}", flush=True)
+                print(f"{size:>7} {kind:<18} failed: {proc.stderr.strip().splitlines()[-1:]}", flush=True)
                 continue
             r = json.loads(proc.stdout)
             if "bare_s" in r:
@@ -159,7 +176,7 @@ def main() -> None:
             py = (f"{r['python_s']:9.2f} {r['counting_s'] / r['python_s']:8.3f}" if "python_s" in r
                   else f"{'':9} {'':8}")
             evidence = f"{_rows(r['evidence_rows'])} {'built' if r['evidence_complete'] else 'skipped'}"
-            print(f"{size:>7} {kind:<13} {r['nodes']:>8} {r['edges']:>10} {r['counting_s']:8.2f} "
+            print(f"{size:>7} {kind:<18} {r['nodes']:>8} {r['edges']:>10} {r['counting_s']:8.2f} "
                   f"{r['build_s']:8.2f} {r['peak_mb']:8.0f} {bare} {py} {evidence:>14}", flush=True)
     if worst:
         print(f"worst counting / bare product ratio: {worst:.2f} (acceptance: at most 3)")
