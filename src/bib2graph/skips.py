@@ -2,7 +2,7 @@
 
 A reader that meets a malformed record it can do without (a BibTeX entry it cannot parse, a JSON line
 that is not a work, a record without an ID) reports it here instead of crashing or dropping it
-silently. The phase writes what was skipped into its manifest and `b2g run` repeats it as warnings;
+silently; so does one that repairs a record (an invalid character replaced by U+FFFD). The phase writes what was skipped into its manifest and `b2g run` repeats it as warnings;
 with the spec's `strict: true` the first skip is an error naming the file and the place instead.
 Problems that make a whole file unreadable (a broken zip, a truncated gzip, an unknown encoding) are
 errors whatever `strict` says.
@@ -64,6 +64,6 @@ def warnings_from_rows(rows: list[dict[str, Any]], limit: int = 5) -> list[str]:
     for file, found in by_file.items():
         shown = "; ".join(f"{r['where'] + ': ' if r['where'] else ''}{r['reason']}" for r in found[:limit])
         more = f"; and {len(found) - limit} more" if len(found) > limit else ""
-        out.append(f"{file}: {len(found)} record(s) skipped ({shown}{more}); set `strict: true` in the spec "
-                   "to make this an error")
+        out.append(f"{file}: {len(found)} record(s) skipped or repaired ({shown}{more}); `strict: true` in "
+                   "the spec makes this an error")
     return out

@@ -1,0 +1,52 @@
+"""Bytes to text for every file a person hands bib2graph: the encoding comes from the byte-order mark.
+
+UTF-8 (with or without a BOM), UTF-16 LE/BE and UTF-32 LE/BE with a BOM are read; anything else must be
+valid UTF-8, and bytes that are not are a DataError naming the file, the line and the byte offset, so
+that the person can re-save the file as UTF-8 instead of guessing why "0 entries" were read.
+"""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+from .errors import DataError
+
+# Longest BOMs first: the UTF-32 LE BOM starts with the UTF-16 LE one.
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+         (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+
+def detect(data: bytes) -> tuple[str, int]:
+    """(codec, BOM length) for `data`: the BOM's encoding, else UTF-8 without one."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return codec, len(bom)
+    return "utf-8", 0
+
+
+def decode(data: bytes, where: str | Path) -> str:
+    """The text of `data`; undecodable bytes are a DataError (code FILE_ENCODING) naming line and offset."""
+    codec, skip = detect(data)
+    try:
+        return data[skip:].decode(codec)
+    except UnicodeDecodeError as exc:
+        offset = skip + exc.start
+        line = data[:offset].count(b"\n" if codec == "utf-8" else "\n".encode(codec)) + 1
+        raise DataError(f"{where}: line {line} (byte {offset}) is not valid {codec.upper()} ({exc.reason}); "
+                        "save the file as UTF-8", code="FILE_ENCODING",
+                        details={"file": str(where), "line": line, "byte": offset, "encoding": codec}) from None
+
+
+def read_text(path: str | Path, where: str | Path | None = None) -> str:
+    """The decoded text of the file at `path`; `where` names it in messages (default: the path)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"{where or path} does not exist", code="FILE_MISSING",
+                        details={"file": str(where or path)}) from None
+    except IsADirectoryError:
+        raise DataError(f"{where or path} is a folder, not a file", code="FILE_INVALID",
+                        details={"file": str(where or path)}) from None
+    return decode(data, where or path)
