@@ -6,10 +6,12 @@
     │   └── SpecError             exit 2  the research spec breaks its schema (names key and place)
     ├── DependencyError           exit 3  a missing optional extra or capability
     ├── NetworkError              exit 4  OpenAlex unreachable, throttled or out of budget
-    └── WorkspaceError            exit 5  workspace missing, locked or unreadable
-        └── WorkspaceLockedError  exit 5
+    └── WorkspaceError            exit 5  workspace missing, locked, unreadable or unwritable
+        ├── WorkspaceLockedError  exit 5  another process holds the workspace (retryable)
+        └── RunInterrupted        exit 5  SIGINT/SIGTERM stopped the call; a new run resumes (retryable)
 
-The core raises these; the service layer turns them into envelopes; the CLI only prints and exits.
+The core raises these; the service layer turns them into envelopes (an OSError becomes a
+WorkspaceError naming the file, a KeyboardInterrupt a RunInterrupted); the CLI only prints and exits.
 """
 
 from __future__ import annotations
@@ -67,4 +69,9 @@ class WorkspaceError(B2GError):
 
 class WorkspaceLockedError(WorkspaceError):
     code = "WORKSPACE_LOCKED"
+    retryable = True
+
+
+class RunInterrupted(WorkspaceError):
+    code = "INTERRUPTED"
     retryable = True

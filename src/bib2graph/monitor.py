@@ -1,10 +1,12 @@
-"""Monitoring a living review: which works now cite the included corpus that were not seen before.
+"""Monitoring a living review: which works now cite the included corpus that the review does not know.
 
 Each run asks OpenAlex afresh (`cites:` over the corpus, batched; responses still land in the raw
-store) and remembers every citing work it saw in `resources/monitor/seen.txt`. The first run only
-sets that baseline (what already cited the corpus when monitoring began is not news); later runs
-append the works not seen, pooled or pending before to `resources/monitor/pending.jsonl.gz`, with
-their provenance (the corpus works they cite, the day first seen). The chain phase adds pending works to the pool as candidates of origin `monitor`, so they
+store). A citing work is *new* when the review has not met it yet: it is not in the pool (seeds and
+chained works, whatever people decided about them), not among the chaining candidates (admitted or
+not), not decided in `config/curation.tsv` and not already pending. So the first monitor after a build
+reports every work that appeared since the build, and a work is reported once: new works are appended
+to `resources/monitor/pending.jsonl.gz` with their provenance (the corpus works they cite, the day
+first seen). The chain phase adds pending works to the pool as candidates of origin `monitor`, so they
 are screened, filtered and curated like any other. A dated delta report lists each run's news.
 """
 
@@ -12,38 +14,43 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from pathlib import Path
 from typing import Any, Iterable
 
 from .atomic import write_bytes, write_json
+from .errors import DataError
 from .ids import short_id
 
 PENDING = Path("resources/monitor/pending.jsonl.gz")
-SEEN = Path("resources/monitor/seen.txt")
 REPORTS = Path("results/monitor")
 
 
 def read_pending(root: Path) -> list[dict[str, Any]]:
-    """The pending works (OpenAlex objects with a `_b2g` provenance entry), oldest first."""
+    """The pending works of the workspace at `root`, oldest first (none before the first monitor)."""
     path = root / PENDING
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in gzip.decompress(path.read_bytes()).decode("utf-8").splitlines() if line]
+    return read_pending_file(path) if path.is_file() else []
+
+
+def read_pending_file(path: Path) -> list[dict[str, Any]]:
+    """Pending works (OpenAlex objects with a `_b2g` provenance entry); a damaged file is a DataError."""
+    try:
+        text = gzip.decompress(path.read_bytes()).decode("utf-8")
+        works = [json.loads(line) for line in text.splitlines() if line]
+    except (OSError, EOFError, ValueError, zlib.error) as exc:
+        raise DataError(f"{path} is damaged ({exc}); restore it from version control, or delete it to drop "
+                        "the works `b2g monitor` left pending", code="ARTIFACT_CORRUPT",
+                        details={"file": str(path)}) from None
+    if not all(isinstance(w, dict) and isinstance(w.get("id"), str) and isinstance(w.get("_b2g"), dict)
+               for w in works):
+        raise DataError(f"{path} holds lines that are not pending works", code="ARTIFACT_CORRUPT",
+                        details={"file": str(path)})
+    return works
 
 
 def write_pending(root: Path, works: Iterable[dict[str, Any]]) -> None:
     lines = "".join(json.dumps(w, sort_keys=True, ensure_ascii=False) + "\n" for w in works)
     write_bytes(root / PENDING, gzip.compress(lines.encode("utf-8"), mtime=0))
-
-
-def read_seen(root: Path) -> set[str] | None:
-    """The citing works earlier runs saw; None before the first run."""
-    path = root / SEEN
-    return set(path.read_text(encoding="utf-8").split()) if path.is_file() else None
-
-
-def write_seen(root: Path, seen: set[str]) -> None:
-    write_bytes(root / SEEN, "".join(f"{w}\n" for w in sorted(seen)).encode("utf-8"))
 
 
 def new_citing(citing: dict[str, list[dict[str, Any]]], known: set[str], day: str) -> list[dict[str, Any]]:

@@ -1,7 +1,8 @@
-"""The phases of a review as plain functions of files: what each workflow rule calls.
+"""The jobs of a review as plain functions of files: what each workflow rule calls.
 
-Each phase reads its input files, takes its slice of the spec as canonical JSON (the rule's
-`params`), writes its outputs atomically plus a manifest, and returns its counts. Nothing here knows
+`run` is the one entry point. It checks the job's params (`checks`), runs the phase on the named input
+and output paths the registry declares, and writes the job's manifest: what made the outputs, from
+which inputs, their hashes, the counts and every input record a reader skipped. Nothing here knows
 of Snakemake; the workspace root is the current directory.
 """
 
@@ -9,87 +10,73 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
-from . import monitor
+from . import checks, monitor
 from .atomic import write_json
 from .chain import chain
 from .corpus import build_corpus, prisma
 from .curation import read as read_decisions
 from .ids import short_id
 from .manifest import write_manifest
+from .registry import flat
 from .seed import resolve_seeds
+from .skips import Skips
 from .sources.records import bundle_from_works
 from .sources.universe import FileUniverse
-from .spec import resolve_path
-from .tables import CANDIDATES, SCREENING, SEEDS, WORKS, Bundle, bundle_paths, read_table, write_table
+from .tables import BUNDLE_TABLES, CANDIDATES, SCREENING, SEEDS, WORKS, Bundle, read_table, write_table
+
+Named = dict[str, Any]
 
 
-def open_source(source: dict[str, Any]):
+def open_source(source: dict[str, Any], paths: list[str], skips: Skips):
     """The works source the spec names: a universe of files, or OpenAlex through the raw store."""
     if source["kind"] == "openalex":
         from .sources.openalex_source import OpenAlexSource
 
         return OpenAlexSource.open(source["openalex"])
-    return FileUniverse.from_files([resolve_path(".", p) for p in source["files"]])
+    return FileUniverse.from_files(paths, names=source["files"], skips=skips)
 
 
-def source_inputs(spec: dict[str, Any]) -> list[str]:
-    """The files a fetch phase reads, as paths the workflow can track."""
-    return [str(resolve_path(".", p)) for p in spec["source"]["files"]]
+def _folder(paths: list[str]) -> Path:
+    return Path(paths[0]).parent
 
 
-def seed_inputs(spec: dict[str, Any]) -> list[str]:
-    return [str(resolve_path(".", p)) for p in spec["seed"]["files"]]
-
-
-def run_seed(params: str, out_seeds: str, out_manifest: str) -> dict[str, Any]:
-    spec = json.loads(params)
-    source = open_source(spec["source"])
-    files = spec["seed"]["files"]
+def run_seed(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    source = open_source(spec["source"], inp["sources"], skips)
     try:
-        result = resolve_seeds(source, spec["seed"], [resolve_path(".", f) for f in files], files)
+        result = resolve_seeds(source, spec["seed"], [Path(p) for p in inp["seed_files"]], spec["seed"]["files"],
+                               skips=skips)
     finally:
         source.close()
-    write_table(result.seeds, SEEDS, out_seeds)
-    counts = {"seeds": len(result.seeds), "unresolved": len(result.unresolved)}
-    write_manifest(out_manifest, "seed", params, source_inputs(spec) + seed_inputs(spec), [out_seeds],
-                   {**counts, "unresolved_entries": result.unresolved})
-    return counts
+    write_table(result.seeds, SEEDS, out["seeds"])
+    return {"seeds": len(result.seeds), "unresolved": len(result.unresolved),
+            "unresolved_entries": result.unresolved}
 
 
-def run_chain(params: str, seeds_path: str, out_candidates: str, out_pool: str,
-              out_manifest: str) -> dict[str, Any]:
-    spec = json.loads(params)
-    source = open_source(spec["source"])
-    seeds = read_table(seeds_path, SEEDS)
+def run_chain(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    source = open_source(spec["source"], inp["sources"], skips)
+    seeds = read_table(inp["seeds"], SEEDS)
     try:
         result = chain(source, list(seeds["work_id"]), spec["chain"])
         pool = source.records(list(seeds["work_id"]) + result.admitted)
     finally:
         source.close()
-    pool, candidates = _with_monitored(pool, result.candidates, len(result.rounds) + 1)
-    write_table(candidates, CANDIDATES, out_candidates)
-    pool.write(out_pool)
-    counts = {"candidates": len(candidates), "admitted": len(result.admitted),
-              "monitored": int((candidates["direction"] == "monitor").sum()),
-              "pool": len(pool.works), "rounds": result.rounds}
-    write_manifest(out_manifest, "chain", params, [seeds_path] + source_inputs(spec) + monitor_inputs("."),
-                   [out_candidates] + bundle_paths(out_pool), counts)
-    return counts
+    pool, candidates = _with_monitored(pool, result.candidates, len(result.rounds) + 1, inp["pending"])
+    write_table(candidates, CANDIDATES, out["candidates"])
+    pool.write(_folder(out["pool"]))
+    return {"candidates": len(candidates), "admitted": len(result.admitted),
+            "monitored": int((candidates["direction"] == "monitor").sum()),
+            "pool": len(pool.works), "rounds": result.rounds}
 
 
-def monitor_inputs(root: str = ".") -> list[str]:
-    """The pending works `b2g monitor` found, when there are any: an input of the chain phase."""
-    path = Path(root) / monitor.PENDING
-    return [str(monitor.PENDING)] if path.is_file() else []
-
-
-def _with_monitored(pool: Bundle, candidates, round_no: int):
+def _with_monitored(pool: Bundle, candidates, round_no: int, pending_paths: list[str]):
     """Add the works `b2g monitor` left pending to the pool, as admitted candidates of origin monitor."""
-    pending = [w for w in monitor.read_pending(Path(".")) if short_id(w["id"]) not in set(pool.works["work_id"])]
+    known = set(pool.works["work_id"])
+    pending = [w for path in pending_paths for w in monitor.read_pending_file(Path(path))
+               if short_id(w["id"]) not in known]
     if not pending:
         return pool, candidates
     extra = bundle_from_works(pending)
@@ -98,99 +85,93 @@ def _with_monitored(pool: Bundle, candidates, round_no: int):
                           "score": float(len(w["_b2g"]["via"])), "admitted": True} for w in pending])
     candidates = pd.concat([candidates[~candidates["work_id"].isin(rows["work_id"])], rows], ignore_index=True)
     merged = Bundle(**{name: pd.concat([getattr(pool, name), getattr(extra, name)], ignore_index=True)
-                       for name in ("works", "authorships", "affiliations", "references", "terms")})
+                       for name in BUNDLE_TABLES})
     return merged, candidates
 
 
-def run_corpus(params: str, seeds_path: str, candidates_path: str, pool_dir: str, curation_path: str,
-               out_dir: str) -> dict[str, Any]:
-    spec = json.loads(params)
-    result = build_corpus(Bundle.read(pool_dir), read_table(seeds_path, SEEDS),
-                          read_table(candidates_path, CANDIDATES), read_decisions(curation_path),
+def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    seeds, candidates = read_table(inp["seeds"], SEEDS), read_table(inp["candidates"], CANDIDATES)
+    result = build_corpus(Bundle.read(_folder(inp["pool"])), seeds, candidates, read_decisions(inp["curation"]),
                           spec["filter"])
-    result.corpus.write(out_dir)
-    write_table(result.screening, SCREENING, Path(out_dir) / "screening.parquet")
-    write_json(Path(out_dir) / "prisma.json", prisma(read_table(seeds_path, SEEDS),
-                                                     read_table(candidates_path, CANDIDATES), result.screening))
+    result.corpus.write(_folder(out["tables"]))
+    write_table(result.screening, SCREENING, out["screening"])
+    write_json(out["prisma"], prisma(seeds, candidates, result.screening))
     screening = result.screening
-    counts = {"pool": len(screening), "included": int(screening["included"].sum()),
-              "excluded": {k: int(v) for k, v in screening["excluded_by"].value_counts().sort_index().items()},
-              "accepted": int((screening["decision"] == "accept").sum()),
-              "rejected": int((screening["decision"] == "reject").sum())}
-    inputs = [seeds_path, candidates_path, curation_path] + bundle_paths(pool_dir)
-    write_manifest(Path(out_dir) / "manifest.json", "corpus", params, inputs,
-                   bundle_paths(out_dir) + [str(Path(out_dir) / n) for n in ("screening.parquet", "prisma.json")],
-                   counts)
-    return counts
+    return {"pool": len(screening), "included": int(screening["included"].sum()),
+            "excluded": {k: int(v) for k, v in screening["excluded_by"].value_counts().sort_index().items()},
+            "accepted": int((screening["decision"] == "accept").sum()),
+            "rejected": int((screening["decision"] == "reject").sum())}
 
 
-def run_network(kind: str, params: str, corpus_dir: str, out: dict[str, str]) -> dict[str, Any]:
+def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
     from . import networks
     from .export import write_graphml
 
-    spec = json.loads(params)
-    corpus = Bundle.read(corpus_dir)
-    net = networks.build(kind, corpus, spec["network"], spec["communities"])
+    params = dict(spec["network"])
+    if inp.get("thesaurus"):
+        params["thesaurus"] = inp["thesaurus"][0]   # the path the registry resolved, tracked as an input
+    corpus = Bundle.read(_folder(inp["corpus"]))
+    net = networks.build(kind, corpus, params, spec["communities"])
     net.write(Path(out["metrics"]).parent)
     write_graphml(net, corpus, out["graphml"])
-    counts = {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]}
-    write_manifest(Path(out["metrics"]).with_name("manifest.json"), f"network:{kind}", params,
-                   bundle_paths(corpus_dir), list(out.values()), counts)
-    return counts
+    return {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]}
 
 
-EXPORT_FILES = {
-    "graphml": ["network.graphml"],
-    "gexf": ["network.gexf"],
-    "csv": ["nodes.csv", "edges.csv", "reading_order.csv"],
-    "pajek": ["network.net"],
-    "vosviewer": ["vosviewer_map.txt", "vosviewer_network.txt", "vosviewer.json"],
-}
-
-
-def export_names(formats: list[str]) -> list[str]:
-    """The files one network's export folder holds for the chosen formats, in a fixed order."""
-    return [name for fmt in EXPORT_FILES if fmt in formats for name in EXPORT_FILES[fmt]]
-
-
-def run_export(kind: str, params: str, network_dir: str, corpus_dir: str, out_dir: str) -> dict[str, Any]:
+def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
     from . import export
     from .export.reading import write_reading_order
     from .networks import Network
+    from .registry import export_names
 
-    formats = json.loads(params)["export"]["formats"]
-    net = Network.read(network_dir)
-    corpus = Bundle.read(corpus_dir)
-    out = Path(out_dir)
+    formats = spec["export"]["formats"]
+    net = Network.read(Path(inp["metrics"]).parent)
+    corpus = Bundle.read(_folder(inp["corpus"]))
+    folder = Path(out["manifest"]).parent
     if "graphml" in formats:
-        export.write_graphml(net, corpus, out / "network.graphml")
+        export.write_graphml(net, corpus, folder / "network.graphml")
     if "gexf" in formats:
-        export.write_gexf(net, corpus, out / "network.gexf")
+        export.write_gexf(net, corpus, folder / "network.gexf")
     if "csv" in formats:
-        export.write_csv(net, out / "nodes.csv", out / "edges.csv")
-        write_reading_order(net, out / "reading_order.csv")
+        export.write_csv(net, folder / "nodes.csv", folder / "edges.csv")
+        write_reading_order(net, folder / "reading_order.csv")
     if "pajek" in formats:
-        export.write_pajek(net, out / "network.net")
+        export.write_pajek(net, folder / "network.net")
     if "vosviewer" in formats:
-        export.write_vosviewer(net, out / "vosviewer_map.txt", out / "vosviewer_network.txt", out / "vosviewer.json")
+        export.write_vosviewer(net, folder / "vosviewer_map.txt", folder / "vosviewer_network.txt",
+                               folder / "vosviewer.json")
     return {"formats": formats, "files": export_names(formats)}
 
 
-def run_report(params: str, inputs: dict[str, Any], out_html: str) -> dict[str, Any]:
-    from .report import write_report
-
-    spec = json.loads(params)
-    manifests = {name: json.loads(Path(inputs[name]).read_text(encoding="utf-8"))
-                 for name in ("seeds", "chain", "corpus")}
-    metrics = [json.loads(Path(p).read_text(encoding="utf-8")) for p in inputs["metrics"]]
-    screening = read_table(inputs["screening"], SCREENING)
-    works = read_table(inputs["works"], WORKS)
+def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
     from .export.reading import PAPER_KINDS, reading_order
     from .networks.schema import NODES
+    from .report import write_report
 
-    prisma_counts = json.loads(Path(inputs["prisma"]).read_text(encoding="utf-8"))
-    reading = {m["kind"]: reading_order(m["kind"], read_table(Path(p).with_name("nodes.parquet"), NODES))
-               for p, m in zip(inputs["metrics"], metrics) if m["kind"] in PAPER_KINDS}
-    write_report(out_html, spec, manifests, screening, works, metrics, prisma_counts, reading)
+    def load(path: str) -> dict:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+
+    manifests = {name: load(inp[name]) for name in ("seeds", "chain", "corpus")}
+    metrics = [load(p) for p in inp["metrics"]]
+    reading = {m["kind"]: reading_order(m["kind"], read_table(nodes, NODES))
+               for nodes, m in zip(inp["nodes"], metrics) if m["kind"] in PAPER_KINDS}
+    write_report(out["html"], spec, manifests, read_table(inp["screening"], SCREENING),
+                 read_table(inp["works"], WORKS), metrics, load(inp["prisma"]), reading)
     return {"networks": len(metrics)}
 
+
+PHASES: dict[str, Callable[..., dict[str, Any]]] = {
+    "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network,
+    "export": run_export, "report": run_report,
+}
+
+
+def run(rule: str, kind: str | None, params: str, inputs: Named, outputs: Named) -> dict[str, Any]:
+    """Check, run and record one job; return its counts. `params` is the rule's canonical JSON."""
+    spec = json.loads(params)
+    checks.check(rule, spec)
+    skips = Skips(strict=bool(spec.get("strict", False)))
+    counts = PHASES[rule](spec, kind, inputs, outputs, skips)
+    made = [p for p in flat(outputs) if p != outputs["manifest"]]
+    write_manifest(outputs["manifest"], f"{rule}:{kind}" if kind else rule, params, flat(inputs), made, counts,
+                   skips.as_rows())
+    return counts

@@ -9,13 +9,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .errors import DataError
+
 
 def rows(sql: str, params: list[Any] | None = None) -> list[tuple]:
-    """Run `sql` (which names Parquet files with read_parquet(?)) and return its rows."""
+    """Run `sql` (which names Parquet files with read_parquet(?)) and return its rows.
+
+    A file DuckDB cannot read (truncated, not Parquet, missing a column) is a DataError naming it.
+    """
     import duckdb  # imported here: most CLI calls never query
 
-    with duckdb.connect(":memory:") as con:
-        return con.execute(sql, params or []).fetchall()
+    try:
+        with duckdb.connect(":memory:") as con:
+            return con.execute(sql, params or []).fetchall()
+    except duckdb.Error as exc:
+        files = [p for p in params or [] if isinstance(p, str) and p.endswith(".parquet")]
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise DataError(f"cannot read {', '.join(files) or 'the artifacts'}: {reason}; `b2g run` rebuilds it",
+                        code="ARTIFACT_CORRUPT", details={"files": files}) from None
 
 
 def count(path: str | Path) -> int | None:

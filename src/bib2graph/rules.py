@@ -24,23 +24,14 @@ def error_file(job_name: str) -> Path:
     return ERROR_DIR / f"{job_name}.error.json"
 
 
+def _named(io: Any) -> dict[str, Any]:
+    """Snakemake's named input or output list as a plain dict (lists stay lists)."""
+    return {name: list(value) if not isinstance(value, str) else str(value) for name, value in io.items()}
+
+
 def _dispatch(smk: Any) -> dict[str, Any]:
-    rule, inp, out, spec = smk.rule, smk.input, smk.output, smk.params.spec
-    if rule == "seed":
-        return phases.run_seed(spec, out.seeds, out.manifest)
-    if rule == "chain":
-        return phases.run_chain(spec, inp.seeds, out.candidates, str(Path(out.pool[0]).parent), out.manifest)
-    if rule == "corpus":
-        return phases.run_corpus(spec, inp.seeds, inp.candidates, str(Path(inp.pool[0]).parent),
-                                 inp.curation, str(Path(out.screening).parent))
-    if rule == "network":
-        return phases.run_network(smk.wildcards.kind, spec, str(Path(inp[0]).parent), dict(out.items()))
-    if rule == "export":
-        return phases.run_export(smk.wildcards.kind, spec, str(Path(inp.nodes).parent),
-                                 str(Path(inp.corpus[0]).parent), str(Path(out[0]).parent))
-    if rule == "report":
-        return phases.run_report(spec, dict(inp.items()), out.html)
-    raise RuntimeError(f"no phase for rule {rule!r}")
+    kind = getattr(smk.wildcards, "kind", None)
+    return phases.run(smk.rule, kind, smk.params.spec, _named(smk.input), _named(smk.output))
 
 
 def _fail(job_name: str, code: str, message: str, exit_code: int, retryable: bool,

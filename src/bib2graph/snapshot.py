@@ -1,7 +1,7 @@
 """Sealed snapshots of a review: `results/snapshots/<id>/`, never overwritten.
 
 A snapshot holds the spec, the curation file and every artifact from seeds to networks and the
-report, plus `manifest.json`: the hash of each sealed file, the OpenAlex data dates, the package and
+report (the service names them from the registry and checks they are current), plus `manifest.json`: the hash of each sealed file, the OpenAlex data dates, the package and
 dependency versions and the counts. Its ID is `<name>-<first 12 hex of the hash of its content>`, so
 sealing the same state twice finds the existing snapshot instead of writing a second one.
 """
@@ -19,21 +19,8 @@ from .atomic import canonical_json, sha256_file, sha256_text, write_json
 from .errors import DataError
 
 SNAPSHOTS = Path("results/snapshots")
-SEALED = ("config/research.yaml", "config/curation.tsv", "results/seed", "results/chain", "results/corpus",
-          "results/networks", "results/report/index.html")
 DEPENDENCIES = ("snakemake", "duckdb", "httpx", "networkx", "igraph", "leidenalg", "scipy", "numpy", "pyarrow",
                 "pandas", "pandera", "pyyaml", "jsonschema", "click", "bibtexparser", "rispy")
-
-
-def _files(root: Path) -> list[Path]:
-    out = []
-    for item in SEALED:
-        path = root / item
-        if path.is_file():
-            out.append(path)
-        elif path.is_dir():
-            out.extend(p for p in sorted(path.rglob("*")) if p.is_file() and not p.name.startswith("."))
-    return out
 
 
 def _versions() -> dict[str, str]:
@@ -63,12 +50,10 @@ def _data_dates(root: Path) -> dict[str, Any]:
     return {"works_updated_from": low, "works_updated_to": high}
 
 
-def seal(root: Path, name: str, now: str) -> tuple[dict[str, Any], bool]:
-    """Seal the workspace's current state; return (manifest, created) — created is False when it existed."""
-    if not (root / "results/corpus/works.parquet").is_file():
-        raise DataError("nothing to seal yet: run `b2g run` to build the corpus and networks first",
-                        code="ARTIFACT_MISSING")
-    files = {p.relative_to(root).as_posix(): sha256_file(p) for p in _files(root)}
+def seal(root: Path, name: str, now: str, sealed: list[str]) -> tuple[dict[str, Any], bool]:
+    """Seal the files `sealed` (relative to `root`, all present and current: the caller checks);
+    return (manifest, created) — created is False when the same content was sealed before."""
+    files = {relative: sha256_file(root / relative) for relative in sorted(sealed)}
     digest = sha256_text(canonical_json(files))
     snap_id = f"{name}-{digest[:12]}"
     target = root / SNAPSHOTS / snap_id
@@ -76,6 +61,17 @@ def seal(root: Path, name: str, now: str) -> tuple[dict[str, Any], bool]:
         return json.loads((target / "manifest.json").read_text(encoding="utf-8")), False
     staging = root / SNAPSHOTS / f".{snap_id}.partial"
     shutil.rmtree(staging, ignore_errors=True)
+    try:
+        manifest = _stage(root, staging, files, snap_id, name, now, digest)
+        staging.rename(target)  # the snapshot appears whole or not at all
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return manifest, True
+
+
+def _stage(root: Path, staging: Path, files: dict[str, str], snap_id: str, name: str, now: str,
+           digest: str) -> dict[str, Any]:
     for relative in files:
         (staging / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(root / relative, staging / relative)
@@ -84,8 +80,7 @@ def seal(root: Path, name: str, now: str) -> tuple[dict[str, Any], bool]:
                 "files": files, "openalex_data": _data_dates(root), "bib2graph_version": __version__,
                 "dependencies": _versions(), "counts": _counts(root)}
     write_json(staging / "manifest.json", manifest)
-    staging.rename(target)  # the snapshot appears whole or not at all
-    return manifest, True
+    return manifest
 
 
 def manifest_of(root: Path, snap_id: str) -> dict[str, Any]:

@@ -54,6 +54,16 @@ def fill_defaults(instance: Any, sub: dict[str, Any], root: dict[str, Any]) -> A
     return instance
 
 
+def schema_defaults(*keys: str) -> dict[str, Any]:
+    """The defaults the schema gives the section at `keys` (e.g. ``("networks", "coupling")``)."""
+    root = schema()
+    sub: dict[str, Any] = root
+    for key in keys:
+        sub = _resolve((_resolve(sub, root).get("properties") or {})[key], root)
+    default = copy.deepcopy(sub.get("default", {}))
+    return fill_defaults(default, sub, root)
+
+
 def _place(path) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 

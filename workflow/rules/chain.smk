@@ -1,14 +1,10 @@
 rule chain:
     input:
-        phases.source_inputs(SPEC),
-        lambda wildcards: phases.monitor_inputs(),
-        seeds="results/seed/seeds.parquet",
+        unpack(inputs("chain")),
     output:
-        candidates="results/chain/candidates.parquet",
-        pool=bundle_paths("results/chain/pool"),
-        manifest="results/chain/manifest.json",
+        **outputs("chain"),
     params:
-        spec=part("source", "chain"),
+        spec=params("chain"),
     log:
         log("chain"),
     benchmark:

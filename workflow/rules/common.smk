@@ -1,21 +1,28 @@
-# Spec loading and path helpers shared by the rules. The spec is validated (and its defaults
-# filled) by bib2graph.spec with workflow/schemas/spec.schema.yaml, the same code `b2g` uses.
+# The spec and the registry of jobs shared by the rules. The spec is validated (and its defaults
+# filled) by bib2graph.spec with workflow/schemas/spec.schema.yaml, the same code `b2g` uses; every
+# rule's inputs, outputs and params come from bib2graph.registry, which status, validate, the
+# preflight, snapshots and the manifests ask too.
 
-from bib2graph import phases
+from bib2graph import registry
 from bib2graph import spec as b2g_spec
-from bib2graph.atomic import canonical_json
-from bib2graph.tables import bundle_paths
 
 SPEC = b2g_spec.validate(config)
-KINDS = sorted(SPEC["networks"])
+KINDS = registry.kinds(SPEC)
 PHASE_SCRIPT = "../scripts/phase.py"
-CURATION = "config/curation.tsv"
-EXPORT_OUTPUTS = [f"results/export/{{kind}}/{name}" for name in phases.export_names(SPEC["export"]["formats"])]
 
 
-def part(*keys):
-    """The canonical JSON of spec sections: a rule re-runs exactly when its sections change."""
-    return b2g_spec.part(SPEC, *keys)
+def outputs(rule):
+    return registry.outputs(SPEC, rule)
+
+
+def inputs(rule):
+    """An input function: the job's named inputs (upstream artifacts and external files)."""
+    return lambda wildcards: registry.inputs(SPEC, rule, getattr(wildcards, "kind", None))
+
+
+def params(rule):
+    """The canonical JSON of the spec the job is given: it re-runs exactly when this text changes."""
+    return lambda wildcards: registry.params(SPEC, rule, getattr(wildcards, "kind", None))
 
 
 def log(rule, suffix=""):

@@ -1,16 +1,10 @@
 rule corpus:
     input:
-        seeds="results/seed/seeds.parquet",
-        candidates="results/chain/candidates.parquet",
-        pool=bundle_paths("results/chain/pool"),
-        curation=CURATION,
+        unpack(inputs("corpus")),
     output:
-        tables=bundle_paths("results/corpus"),
-        screening="results/corpus/screening.parquet",
-        prisma="results/corpus/prisma.json",
-        manifest="results/corpus/manifest.json",
+        **outputs("corpus"),
     params:
-        spec=part("filter"),
+        spec=params("corpus"),
     log:
         log("corpus"),
     benchmark:

@@ -1,13 +1,10 @@
 rule export:
     input:
-        nodes="results/networks/{kind}/nodes.parquet",
-        edges="results/networks/{kind}/edges.parquet",
-        metrics="results/networks/{kind}/metrics.json",
-        corpus=bundle_paths("results/corpus"),
+        unpack(inputs("export")),
     output:
-        EXPORT_OUTPUTS,
+        **outputs("export"),
     params:
-        spec=part("export"),
+        spec=params("export"),
     log:
         log("export", ".{kind}"),
     benchmark:
@@ -18,4 +15,4 @@ rule export:
 
 rule exports:
     input:
-        expand(EXPORT_OUTPUTS, kind=KINDS),
+        expand(outputs("export")["manifest"], kind=KINDS),

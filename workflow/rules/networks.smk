@@ -4,17 +4,11 @@ wildcard_constraints:
 
 rule network:
     input:
-        bundle_paths("results/corpus"),
+        unpack(inputs("network")),
     output:
-        graphml="results/networks/{kind}/network.graphml",
-        nodes="results/networks/{kind}/nodes.parquet",
-        edges="results/networks/{kind}/edges.parquet",
-        evidence="results/networks/{kind}/evidence.parquet",
-        metrics="results/networks/{kind}/metrics.json",
+        **outputs("network"),
     params:
-        spec=lambda wc: canonical_json(
-            {"network": SPEC["networks"][wc.kind], "communities": SPEC["communities"]}
-        ),
+        spec=params("network"),
     log:
         log("network", ".{kind}"),
     benchmark:
@@ -25,4 +19,4 @@ rule network:
 
 rule networks:
     input:
-        expand("results/networks/{kind}/metrics.json", kind=KINDS),
+        expand(outputs("network")["manifest"], kind=KINDS),

@@ -1,11 +1,10 @@
 rule seed:
     input:
-        phases.source_inputs(SPEC) + phases.seed_inputs(SPEC),
+        unpack(inputs("seed")),
     output:
-        seeds="results/seed/seeds.parquet",
-        manifest="results/seed/manifest.json",
+        **outputs("seed"),
     params:
-        spec=part("source", "seed"),
+        spec=params("seed"),
     log:
         log("seed"),
     benchmark:

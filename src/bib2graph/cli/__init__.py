@@ -8,12 +8,13 @@ stdout; human mode: a summary on stderr) and exits with the envelope's code. JSO
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 import click
 
 from ..service.envelope import dumps, failure
-from ..errors import UsageError
+from ..errors import RunInterrupted, UsageError
 from .commands import cli
 
 _TRUTHY = {"1", "true", "yes"}
@@ -39,8 +40,14 @@ def _ensure_utf8() -> None:
             reconfigure(encoding="utf-8")
 
 
+def _terminate(_signum, _frame) -> None:
+    """SIGTERM ends a call like Ctrl-C does: through the envelope, with nothing half-written."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     _ensure_utf8()
+    signal.signal(signal.SIGTERM, _terminate)
     argv = list(sys.argv[1:] if argv is None else argv)
     json_mode = wants_json(argv)
     try:
@@ -56,7 +63,11 @@ def main(argv: list[str] | None = None) -> int:
             exc.show(file=sys.stderr)
         return 2
     except click.exceptions.Abort:
-        print("Aborted.", file=sys.stderr)
-        return 1
+        env = failure(next((a for a in argv if not a.startswith("-")), ""), RunInterrupted("interrupted"))
+        if json_mode:
+            print(dumps(env), flush=True)
+        else:
+            print("Interrupted.", file=sys.stderr)
+        return env["exit_code"]
     except click.exceptions.Exit as exc:
         return exc.exit_code

@@ -28,7 +28,7 @@ def execute(command: str, operation: Callable[[], Result]) -> int:
         result = operation()
         env = success(command, result.data, result.warnings)
         text = dumps(env)
-    except Exception as exc:  # the contract holds on every path, bugs included
+    except (Exception, KeyboardInterrupt) as exc:  # the contract holds on every path, bugs included
         env = failure(command, exc)
         text = dumps(env)
         if env["error"]["code"] == "INTERNAL":

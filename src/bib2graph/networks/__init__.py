@@ -10,7 +10,6 @@ formulas and the data dictionary are in docs/networks.md.
 from __future__ import annotations
 
 import json
-import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,27 +23,13 @@ from . import communities as _communities
 from .build import BUILDERS, EVIDENCE_MAX_ROWS, build_evidence, coded_frame, edge_evidence
 from .labels import describe
 from .metrics import network_summary, node_metrics, tidy
-from .normalize import FORMULAS, METHODS, normalize
+from .normalize import FORMULAS, normalize
+from .params import (COUNTINGS, FIELDS, KINDS, NORMALIZATIONS, community_defaults, network_defaults,
+                     resolve_communities, resolve_params)
 from .schema import EDGES, EVIDENCE, NODES
 
-KINDS = ("coupling", "cocitation", "citation", "coauthorship", "institutions", "keywords")
-NORMALIZATIONS = METHODS
-COUNTINGS = ("full", "fractional")
-FIELDS = ("auto", "keywords", "topics", "concepts")
-COMMUNITY_DEFAULTS = dict(_communities.DEFAULTS)
-
-_BASE = {"min_occurrences": 1, "min_weight": 1, "normalization": "raw"}
-_COUNTED = {**_BASE, "counting": "full"}
-DEFAULTS: dict[str, dict] = {
-    # every corpus work is a node by default (min_occurrences 0), isolated or not
-    "coupling": {**_BASE, "min_occurrences": 0},
-    # a reference cited by a single corpus work only repeats that work's reference list: skip by default
-    "cocitation": {**_BASE, "min_occurrences": 2},
-    "citation": {**_BASE, "min_occurrences": 0},
-    "coauthorship": dict(_COUNTED),
-    "institutions": dict(_COUNTED),
-    "keywords": {**_COUNTED, "field": "auto", "thesaurus": None},
-}
+COMMUNITY_DEFAULTS = community_defaults()
+DEFAULTS = network_defaults()
 
 DEFINITIONS = {
     "coupling": "Bibliographic coupling. Nodes: corpus works d with s_d = |R(d)| >= min_occurrences, R(d) the "
@@ -101,44 +86,6 @@ class Network:
                    edges=read_table(folder / "edges.parquet", EDGES), evidence=evidence, metrics=metrics)
 
 
-def _invalid(message: str) -> DataError:
-    return DataError(message, code="NETWORK_PARAMS_INVALID")
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def resolve_params(kind: str, params: dict | None) -> dict:
-    """The kind's parameters with DEFAULTS filled in; unknown keys and bad values are a DataError."""
-    if kind not in KINDS:
-        raise _invalid(f"unknown network kind {kind!r}; known: {list(KINDS)}")
-    params = dict(params or {})
-    unknown = sorted(set(params) - set(DEFAULTS[kind]))
-    if unknown:
-        raise _invalid(f"unknown parameter(s) {unknown} for the {kind} network; known: {sorted(DEFAULTS[kind])}")
-    out = {**DEFAULTS[kind], **params}
-    occ = out["min_occurrences"]
-    if not isinstance(occ, int) or isinstance(occ, bool) or occ < 0:
-        raise _invalid(f"min_occurrences must be an integer >= 0, not {occ!r}")
-    if not _is_number(out["min_weight"]) or out["min_weight"] <= 0:
-        raise _invalid(f"min_weight must be a number > 0, not {out['min_weight']!r}")
-    if out["normalization"] not in METHODS:
-        raise _invalid(f"normalization must be one of {list(METHODS)}, not {out['normalization']!r}")
-    if kind == "citation" and out["normalization"] != "raw":
-        raise _invalid(f"the citation network is unweighted; normalization must be 'raw', "
-                       f"not {out['normalization']!r}")
-    if "counting" in out and out["counting"] not in COUNTINGS:
-        raise _invalid(f"counting must be one of {list(COUNTINGS)}, not {out['counting']!r}")
-    if "field" in out and out["field"] not in FIELDS:
-        raise _invalid(f"field must be one of {list(FIELDS)}, not {out['field']!r}")
-    if out.get("thesaurus") is not None and not isinstance(out["thesaurus"], (str, os.PathLike)):
-        raise _invalid(f"thesaurus must be a path or null, not {out['thesaurus']!r}")
-    if out.get("thesaurus") is not None:
-        out["thesaurus"] = os.fspath(out["thesaurus"])
-    return out
-
-
 def definition(kind: str, params: dict) -> str:
     """The text of the network's definition, counting and normalisation formulas."""
     parts = [DEFINITIONS[kind]]
@@ -160,7 +107,7 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     (`edge_evidence` still gives the documents of any single edge).
     """
     params = resolve_params(kind, params)
-    community_params = _communities.resolve(communities)
+    community_params = resolve_communities(communities)
     raw = BUILDERS[kind](corpus, params)
     n = len(raw.nodes)
     i, j, count = raw.source, raw.target, raw.count
@@ -202,4 +149,4 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
 
 
 __all__ = ["COMMUNITY_DEFAULTS", "COUNTINGS", "DEFAULTS", "EVIDENCE_MAX_ROWS", "FIELDS", "KINDS", "NORMALIZATIONS",
-           "Network", "build", "definition", "edge_evidence", "resolve_params"]
+           "Network", "build", "definition", "edge_evidence", "resolve_communities", "resolve_params"]

@@ -19,49 +19,12 @@ import igraph as ig
 import leidenalg as la
 import numpy as np
 
-from ..errors import DataError
 from .graph import igraph_from_codes
 
-DEFAULTS = {"algorithm": "leiden", "objective": "modularity", "resolution": 1.0, "seed": 42,
-            "stability_runs": 5}
-ALGORITHMS = ("leiden", "louvain")
 #: Leiden iterates until an iteration leaves the partition unchanged, but at most this many times: graphs
 #: without community structure otherwise take dozens of iterations for gains in the fourth decimal.
 LEIDEN_MAX_ITERATIONS = 10
 IMPLEMENTATION = {"leiden": "igraph Graph.community_leiden", "louvain": "igraph Graph.community_multilevel"}
-OBJECTIVES = ("modularity", "cpm")
-
-
-def resolve(params: dict | None) -> dict:
-    """Community parameters with defaults filled in; unknown keys or bad values are a DataError."""
-    params = dict(params or {})
-    unknown = sorted(set(params) - set(DEFAULTS))
-    if unknown:
-        raise DataError(f"unknown community parameter(s) {unknown}; known: {sorted(DEFAULTS)}",
-                        code="NETWORK_PARAMS_INVALID")
-    out = {**DEFAULTS, **params}
-    if out["algorithm"] not in ALGORITHMS:
-        raise DataError(f"community algorithm must be one of {list(ALGORITHMS)}, not {out['algorithm']!r}",
-                        code="NETWORK_PARAMS_INVALID")
-    if out["objective"] not in OBJECTIVES:
-        raise DataError(f"community objective must be one of {list(OBJECTIVES)}, not {out['objective']!r}",
-                        code="NETWORK_PARAMS_INVALID")
-    if out["algorithm"] == "louvain" and out["objective"] != "modularity":
-        raise DataError("louvain optimises modularity only; use algorithm 'leiden' for the 'cpm' objective",
-                        code="NETWORK_PARAMS_INVALID")
-    if not _number(out["resolution"]) or out["resolution"] <= 0:
-        raise DataError(f"community resolution must be a positive number, not {out['resolution']!r}",
-                        code="NETWORK_PARAMS_INVALID")
-    for key, low in (("seed", 0), ("stability_runs", 1)):
-        if not isinstance(out[key], int) or isinstance(out[key], bool) or out[key] < low:
-            raise DataError(f"community {key} must be an integer >= {low}, not {out[key]!r}",
-                            code="NETWORK_PARAMS_INVALID")
-    out["resolution"] = float(out["resolution"])
-    return out
-
-
-def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @contextmanager

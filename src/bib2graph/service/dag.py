@@ -4,6 +4,11 @@ This is the only module that reaches into Snakemake's internals (the DAG of a dr
 derived from it and from the artifacts, never stored. The dry run takes no lock, so it answers
 while a run holds the workspace, and it runs in a shadow folder of links to the workspace, so that
 whatever Snakemake would create (its `.snakemake/` folders) lands there and the workspace is only read.
+
+Snakemake judges staleness by file times and params alone. Each job's manifest adds what it cannot
+see (`drifted`): an output edited or corrupted in place, an input replaced by an older file, a
+manifest damaged, a job whose recorded spec is not today's. Those jobs are forced, in the dry run as
+in `b2g run`, so Snakemake itself works out everything downstream of them.
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SpecError
+from .. import registry
+from ..atomic import sha256_text
+from ..errors import DataError, SpecError
+from ..manifest import changed_files, read_manifest
 from ..paths import snakefile
 
 
@@ -28,6 +36,35 @@ class JobState:
 
     def describe(self) -> dict:
         return {"job": self.job, "rule": self.rule, "state": self.state, "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A job whose files are not what its manifest recorded, and why."""
+
+    job: str
+    manifest: str   # relative to the workspace: the file `--forcerun` names to force the job
+    reasons: tuple[str, ...]
+
+
+def drifted(root: Path, spec: dict) -> list[Drift]:
+    """The jobs whose outputs, inputs or spec differ from what their manifest recorded."""
+    found = []
+    for job in registry.jobs(spec, root):
+        path = root / job.manifest
+        if not path.exists():
+            continue                # a missing output: Snakemake sees that itself
+        manifest = read_manifest(path)
+        if manifest is None:
+            reasons = [f"{job.manifest} is unreadable"]
+        else:
+            reasons = [f"{name} changed since the job wrote or read it"
+                       for name in changed_files(root, job.name, manifest)]
+            if manifest.get("spec_hash") != sha256_text(job.params):
+                reasons.append("its part of the spec is not the one its outputs were made with")
+        if reasons:
+            found.append(Drift(job.name, job.manifest, tuple(reasons)))
+    return found
 
 
 def _state(dag, job) -> tuple[str, tuple[str, ...]]:
@@ -56,13 +93,17 @@ def _shadow(root: Path):
         yield shadow
 
 
-def job_states(root: Path) -> list[JobState]:
-    """Dry-run the workflow in `root` (read-only, through a shadow) and report every job making files."""
+def job_states(root: Path, drifts: list[Drift] = ()) -> list[JobState]:
+    """Dry-run the workflow in `root` (read-only, through a shadow) and report every job making files;
+    `drifts` are forced, and their reasons replace Snakemake's "forced"."""
     with _shadow(root) as shadow:
-        return _job_states(shadow)
+        states = _job_states(shadow, {d.manifest for d in drifts})
+    why = {d.job: d.reasons for d in drifts}
+    return [JobState(s.job, s.rule, "stale", why[s.job] + tuple(r for r in s.reasons if r != "forced"))
+            if s.job in why else s for s in states]
 
 
-def _job_states(root: Path) -> list[JobState]:
+def _job_states(root: Path, forced: set[str]) -> list[JobState]:
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (ConfigSettings, DAGSettings, OutputSettings, Quietness,
                                           ResourceSettings)
@@ -75,7 +116,7 @@ def _job_states(root: Path) -> list[JobState]:
                 wf_api = api.workflow(snakefile=snakefile(), workdir=root,
                                       resource_settings=ResourceSettings(cores=1),
                                       config_settings=ConfigSettings())
-                wf_api.dag(DAGSettings(targets={"all"}))
+                wf_api.dag(DAGSettings(targets={"all"}, forcerun=forced))
                 wf = wf_api._workflow
                 wf._prepare_dag(forceall=False, ignore_incomplete=True, lock_warn_only=True, nolock=True)
                 wf._build_dag()
@@ -96,5 +137,6 @@ def _job_states(root: Path) -> list[JobState]:
                 cause = cause.__cause__ or cause.__context__
             if cause is not None:
                 raise cause from None
-            raise
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise DataError(f"Snakemake cannot plan the workflow: {first}", code="WORKFLOW_INVALID") from None
     return sorted(states, key=lambda s: s.job)

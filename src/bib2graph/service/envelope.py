@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from .. import CONTRACT_VERSION
-from ..errors import INTERNAL_EXIT, B2GError
+from ..errors import INTERNAL_EXIT, B2GError, RunInterrupted, WorkspaceError
 
 
 
@@ -21,9 +21,23 @@ def success(command: str, data: dict[str, Any], warnings: list[str] | None = Non
             "data": data, "warnings": list(warnings or []), "error": None}
 
 
+def as_error(exc: BaseException) -> BaseException:
+    """The contract's reading of exceptions from outside the hierarchy that are not bugs."""
+    if isinstance(exc, KeyboardInterrupt):
+        return RunInterrupted("interrupted (SIGINT or SIGTERM) before finishing; nothing was left half-written, "
+                              "run the command again")
+    if isinstance(exc, OSError) and not isinstance(exc, B2GError):
+        where = exc.filename or "a file"
+        code = "PERMISSION_DENIED" if isinstance(exc, PermissionError) else "IO_ERROR"
+        return WorkspaceError(f"cannot use {where}: {exc.strerror or exc}", code=code,
+                              details={"file": str(exc.filename)} if exc.filename else {})
+    return exc
+
+
 def failure(command: str, exc: BaseException, warnings: list[str] | None = None,
             data: dict[str, Any] | None = None) -> dict[str, Any]:
     """The envelope of an error; an exception outside the hierarchy becomes INTERNAL."""
+    exc = as_error(exc)
     if isinstance(exc, B2GError):
         error: dict[str, Any] = {"code": exc.code, "message": exc.message, "retryable": exc.retryable}
         if exc.subcode:

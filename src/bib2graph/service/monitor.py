@@ -13,8 +13,10 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from .. import monitor, query, spec as spec_mod
+from .. import curation, monitor, query, spec as spec_mod
 from ..errors import DataError, DependencyError, NetworkError, WorkspaceLockedError
+from ..ids import short_id
+from ..paths import CURATION_FILE
 from ..sources.openalex import OpenAlexClient
 from ..sources.openalex_source import STORE_DIR
 from ..sources.store import RawStore
@@ -65,19 +67,14 @@ def run_monitor(ws: Workspace, stamp: str, timeout: float) -> Result:
     log = _log(ws)
     try:
         corpus = sorted(query.column(corpus_path, "work_id"))
-        pool = query.column(ws.path("results/chain/pool/works.parquet"), "work_id")
         pending = monitor.read_pending(ws.root)
-        seen = monitor.read_seen(ws.root)
-        known = pool | {w["id"].rsplit("/", 1)[-1] for w in pending} | (seen or set())
+        known = _known(ws) | {short_id(w["id"]) for w in pending}
         store = RawStore(ws.path(str(STORE_DIR)), refresh=True)  # ask afresh, keep the answers
         with _deadline(timeout), OpenAlexClient.from_settings(spec["source"]["openalex"], store=store) as client:
             citing = client.citing(corpus)
-        found = monitor.new_citing(citing, known, stamp[:10])
-        baseline = seen is None
-        new = [] if baseline else found
+        new = monitor.new_citing(citing, known, stamp[:10])
         if new:
             monitor.write_pending(ws.root, pending + new)
-        monitor.write_seen(ws.root, (seen or set()) | {w["id"].rsplit("/", 1)[-1] for w in found})
         report = monitor.write_delta(ws.root, stamp.replace(":", ""), new, len(corpus))
         log.info("checked %d corpus works; %d new citing works; %d pending", len(corpus), len(new),
                  len(pending) + len(new))
@@ -86,12 +83,16 @@ def run_monitor(ws: Workspace, stamp: str, timeout: float) -> Result:
         raise
     finally:
         lock.release()
-    warnings = ws.warnings()
-    if baseline:
-        warnings.append(f"first monitor run: {len(found)} works already citing the corpus were recorded as the "
-                        "baseline; later runs report what appears after today")
     return Result(data={"workspace": ws.describe(), "corpus_works_checked": len(corpus), "new": len(new),
-                        "baseline": len(found) if baseline else None,
-                        "new_ids": [w["id"].rsplit("/", 1)[-1] for w in new],
+                        "new_ids": [short_id(w["id"]) for w in new],
                         "pending": len(pending) + len(new), "report": str(report),
-                        "next": "b2g run" if new else None}, warnings=warnings)
+                        "next": "b2g run" if new else None}, warnings=ws.warnings())
+
+
+def _known(ws: Workspace) -> set[str]:
+    """Every work the review has met: pooled, a chaining candidate (admitted or not), or decided."""
+    known = set(curation.read(ws.path(CURATION_FILE)))
+    for table in ("results/chain/pool/works.parquet", "results/chain/candidates.parquet"):
+        if ws.path(table).is_file():
+            known |= query.column(ws.path(table), "work_id")
+    return known

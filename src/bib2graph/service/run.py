@@ -1,28 +1,46 @@
-"""`run`: validate the spec and curation file, then hand the workspace to Snakemake.
+"""`run`: the preflight, then the workspace handed to Snakemake, and an honest envelope whatever happens.
 
 Snakemake runs as a child process on the packaged workflow with the workspace as its working
-directory; its output goes to stderr so that stdout stays free for the envelope. A job that fails
-with a bib2graph error leaves `results/logs/<job>.error.json`, which becomes this call's error.
+directory; its output goes to stderr so that stdout stays free for the envelope. Around it:
+
+- the preflight (`preflight.py`): a spec a job would refuse, a missing or unreadable input never
+  starts a job;
+- the run lock: one `b2g run` per workspace, held by Snakemake too, so even a `b2g` killed by
+  SIGKILL cannot let a second run start beside the Snakemake it left;
+- drift (`dag.drifted`): jobs whose files are not what their manifests recorded are forced;
+- the last good outputs: Snakemake deletes a job's outputs when it starts it and again when it fails;
+  they are kept as hard links and put back when the run fails or is interrupted, so bad luck in a job
+  never costs the previous results (they stay stale, and the next run rebuilds them);
+- signals: SIGINT or SIGTERM make Snakemake stop gracefully (running jobs end or are cleaned up) and
+  the call ends with an `INTERRUPTED` envelope; the next run resumes;
+- a job that fails with a bib2graph error leaves `results/logs/<job>.error.json`, which becomes this
+  call's error (code, file and line included).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
-from filelock import FileLock, Timeout
-
-from .. import curation, spec as spec_mod
-from ..errors import B2GError, DataError, UsageError, WorkspaceLockedError
+from .. import curation, registry
+from ..errors import B2GError, DataError, RunInterrupted, UsageError, WorkspaceLockedError
 from ..paths import CURATION_FILE, snakefile
 from ..rules import ERROR_DIR
+from .artifacts import artifact_warnings
+from .dag import drifted
+from .preflight import check_present, check_spec, read_inputs
 from .result import Result
 from .workspace import Workspace
 
-PHASES = ("seed", "chain", "corpus", "networks", "exports", "report", "all")
+PHASES = registry.PHASES + ("all",)
 # The verbs that advance the review, as the DAG targets they run up to, and the manifests they report.
 VERB_TARGETS = {"seed": ("seed", ["results/seed/manifest.json"]),
                 "chain": ("chain", ["results/chain/manifest.json"]),
@@ -30,6 +48,7 @@ VERB_TARGETS = {"seed": ("seed", ["results/seed/manifest.json"]),
                 "build": ("networks", None),
                 "export": ("exports", None)}
 RUN_LOCK = ".snakemake/b2g-run.lock"
+LAST_GOOD = ".snakemake/b2g/last-good"
 _PARALLELISM_FLAGS = ("--cores", "-c", "--jobs", "-j", "--profile", "--workflow-profile", "--executor", "-e")
 
 
@@ -57,64 +76,129 @@ def _job_error() -> B2GError | None:
     return None
 
 
-def preflight(ws: Workspace) -> dict:
-    """Everything checked before Snakemake starts: a bad spec changes nothing under results/."""
-    spec = spec_mod.load(ws.spec_path)
-    curation.read(ws.path(CURATION_FILE))
-    return spec
-
-
-def _run_lock(ws: Workspace) -> FileLock:
-    """One `b2g run` per workspace. The OS drops this lock when its holder dies, even by SIGKILL."""
+@contextmanager
+def _run_lock(ws: Workspace) -> Iterator[int]:
+    """One `b2g run` per workspace: an OS lock that dies with the last process holding it."""
     ws.path(".snakemake").mkdir(exist_ok=True)
-    lock = FileLock(str(ws.path(RUN_LOCK)))
+    fd = os.open(ws.path(RUN_LOCK), os.O_RDWR | os.O_CREAT, 0o666)
     try:
-        lock.acquire(timeout=0)
-    except Timeout:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
         raise WorkspaceLockedError(f"another `b2g run` is working in {ws.root}; wait for it to finish") from None
-    return lock
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
-def _clear_stale_snakemake_lock(ws: Workspace, base: list[str], warnings: list[str]) -> None:
-    """Snakemake's own lock survives a killed run; holding the run lock, we know it is stale."""
+def _clear_leftovers(ws: Workspace, base: list[str], warnings: list[str]) -> None:
+    """What a killed run leaves: Snakemake's lock, half-written temporary files, a stale backup.
+    Holding the run lock, we know no one is using them."""
     locks = ws.path(".snakemake/locks")
     if locks.is_dir() and any(locks.iterdir()):
         subprocess.call(base + ["--unlock"], stdout=sys.stderr.fileno(), stdin=subprocess.DEVNULL)
         warnings.append("cleared the lock a stopped run left behind; incomplete outputs are rebuilt")
+    for tmp in ws.path("results").glob("**/.*.tmp"):
+        tmp.unlink(missing_ok=True)
+    shutil.rmtree(ws.path(LAST_GOOD), ignore_errors=True)
+    for stale in ws.path(str(ERROR_DIR)).glob("*.error.json"):
+        stale.unlink()
 
 
-def run_workflow(ws: Workspace, args: list[str], refresh: bool = False) -> Result:
+def _outputs(ws: Workspace, spec: dict) -> list[str]:
+    """Every declared output that exists now, relative to the workspace."""
+    return [p for job in registry.jobs(spec, ws.root) for p in registry.flat(job.outputs) if ws.path(p).is_file()]
+
+
+def _link(source: Path, target: Path) -> None:
+    """A hard link (free, and the old file survives an atomic replace), or a copy where links fail."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+@contextmanager
+def _last_good(ws: Workspace, spec: dict) -> Iterator[list[str]]:
+    """Keep every current output as a hard link; on an exception put back those Snakemake deleted."""
+    backup = ws.path(LAST_GOOD)
+    kept = _outputs(ws, spec)
+    for relative in kept:
+        _link(ws.path(relative), backup / relative)
+    restored: list[str] = []
+    try:
+        yield restored
+    except BaseException:
+        for relative in kept:
+            if not ws.path(relative).exists():
+                _link(backup / relative, ws.path(relative))
+                restored.append(relative)
+        raise
+    finally:
+        shutil.rmtree(backup, ignore_errors=True)
+
+
+def _snakemake(cmd: list[str], env: dict[str, str], lock_fd: int) -> tuple[int, bool]:
+    """Run Snakemake; SIGINT/SIGTERM to us ask it to stop gracefully. (exit status, interrupted)."""
+    interrupted = []
+    proc = subprocess.Popen(cmd, stdout=sys.stderr.fileno(), stdin=subprocess.DEVNULL, env=env,
+                            pass_fds=(lock_fd,))
+
+    def stop(signum, _frame):
+        interrupted.append(signum)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)   # Snakemake: start nothing new, let running jobs end
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        returncode = proc.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return returncode, bool(interrupted)
+
+
+def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_inputs: bool = True) -> Result:
     """Run the workflow (or up to one phase) in the workspace with extra Snakemake arguments.
 
     `refresh` re-fetches from OpenAlex on purpose: the fetch phases run again and ignore the store.
+    `check_inputs` False skips the input checks (a restored snapshot has no source files to check).
     """
     targets = [a for a in args if a in PHASES]
     extra = [a for a in args if a not in PHASES]
     if len(targets) > 1:
         raise UsageError(f"name at most one phase to run up to, got {', '.join(targets)}")
-    preflight(ws)
+    spec = check_spec(ws)
     warnings = ws.warnings()
     if refresh:
         extra = extra + ["--forcerun", "seed", "chain"]
-    lock = _run_lock(ws)
-    previous = Path.cwd()
-    os.chdir(ws.root)
-    try:
+    with _run_lock(ws) as lock_fd:
         if not ws.path(CURATION_FILE).exists():
             curation.record(ws.path(CURATION_FILE), [])
-        cmd = snakemake_command(ws, targets, extra)
-        _clear_stale_snakemake_lock(ws, snakemake_command(ws, [], []), warnings)
-        for stale in ERROR_DIR.glob("*.error.json"):
-            stale.unlink()
+        if check_inputs:
+            check_present(ws, spec)
+            warnings += read_inputs(ws, spec)
+        _clear_leftovers(ws, snakemake_command(ws, [], []), warnings)
+        forced = [d.manifest for d in drifted(ws.root, spec)]
+        cmd = snakemake_command(ws, targets, extra + (["--forcerun", *forced] if forced else []))
         env = {**os.environ, "B2G_REFRESH": "1" if refresh else ""}
-        returncode = subprocess.call(cmd, stdout=sys.stderr.fileno(), stdin=subprocess.DEVNULL, env=env)
-        if returncode != 0:
-            raise _job_error() or DataError(
-                f"Snakemake stopped with exit status {returncode}; its messages are above (stderr) and in "
-                f"{ws.root}/.snakemake/log/", code="WORKFLOW_FAILED")
-    finally:
-        os.chdir(previous)
-        lock.release()
+        previous = Path.cwd()
+        os.chdir(ws.root)
+        try:
+            with _last_good(ws, spec):
+                returncode, interrupted = _snakemake(cmd, env, lock_fd)
+                if interrupted:
+                    raise RunInterrupted("the run was interrupted; finished jobs are kept and the last good "
+                                         "outputs of the others were put back: `b2g run` resumes")
+                if returncode != 0:
+                    raise _job_error() or DataError(
+                        f"Snakemake stopped with exit status {returncode}; its messages are above (stderr) and "
+                        f"in {ws.root}/.snakemake/log/", code="WORKFLOW_FAILED")
+        finally:
+            os.chdir(previous)
+    warnings += [w for w in artifact_warnings(ws, spec) if w not in warnings]
     return Result(data={"workspace": ws.describe(), "targets": targets or ["all"],
                         "snakemake_args": extra, "results": str(ws.path("results"))},
                   warnings=warnings)

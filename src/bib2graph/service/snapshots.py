@@ -4,17 +4,36 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import snapshot
+from .. import registry, snapshot
 from ..errors import DataError
+from ..paths import CURATION_FILE, SPEC_FILE
+from .dag import drifted
+from .preflight import check_spec
 from .result import Result
 from .run import run_workflow
 from .workspace import Workspace
 
 
+def sealed_files(ws: Workspace, spec: dict) -> list[str]:
+    """The spec, the curation file and every output of every job but the exports, all current.
+
+    Sealing results that are not what the spec and inputs make (a job not run, an output edited since)
+    would seal a state nobody can rebuild: that is an error naming the jobs, and `b2g run` fixes it.
+    """
+    jobs = [job for job in registry.jobs(spec, ws.root) if job.rule != "export"]
+    missing = [job.name for job in jobs if any(not ws.path(p).is_file() for p in registry.flat(job.outputs))]
+    stale = [f"{d.job} ({d.reasons[0]})" for d in drifted(ws.root, spec)]
+    if missing or stale:
+        listed = "; ".join([f"{j} (not built)" for j in missing] + stale)
+        raise DataError(f"the results are not up to date, so they cannot be sealed: {listed}; run `b2g run` first",
+                        code="RESULTS_STALE", details={"missing": missing, "stale": stale})
+    return [SPEC_FILE, CURATION_FILE] + [p for job in jobs for p in registry.flat(job.outputs)]
+
+
 def create(ws: Workspace, name: str, now: str) -> Result:
     if not name.replace("-", "").replace("_", "").isalnum():
         raise DataError(f"snapshot name {name!r}: use letters, digits, - and _ only", code="BAD_NAME")
-    manifest, created = snapshot.seal(ws.root, name, now)
+    manifest, created = snapshot.seal(ws.root, name, now, sealed_files(ws, check_spec(ws)))
     warnings = ws.warnings()
     if not created:
         warnings.append(f"nothing changed since snapshot {manifest['id']}; it was kept as it is")
@@ -37,7 +56,7 @@ def restore(ws: Workspace, snap_id: str, into: str | None) -> Result:
     target = Path(into).expanduser().resolve() if into else ws.path(f"results/restored/{snap_id}")
     snapshot.prepare_restore(ws.root, snap_id, target)
     restored = Workspace(root=target, source="flag")
-    run_workflow(restored, ["networks", "--rerun-triggers", "mtime"])
+    run_workflow(restored, ["networks", "--rerun-triggers", "mtime"], check_inputs=False)
     sealed = snapshot.network_files(ws.path(str(snapshot.SNAPSHOTS / snap_id)))
     rebuilt = snapshot.network_files(target)
     differing = sorted(k for k in set(sealed) | set(rebuilt) if sealed.get(k) != rebuilt.get(k))

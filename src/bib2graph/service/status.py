@@ -1,24 +1,34 @@
 """`status`: the state of a review, derived and never stored.
 
-Job states come from a Snakemake dry run (complete, stale with Snakemake's reasons, missing);
-counts come from the artifacts on disk and from `config/curation.tsv`. Reading never writes.
+Job states come from a Snakemake dry run (complete, stale with Snakemake's reasons, missing), with the
+jobs whose files drifted from their manifests forced (see `dag.drifted`); counts come from the
+artifacts on disk and from `config/curation.tsv`. Reading never writes. A spec that a job would
+refuse, or a missing input file, is an error: a review in that state has no honest status.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-from .. import curation, query, spec as spec_mod
+from .. import curation, query, registry
+from ..errors import DataError
 from ..paths import CURATION_FILE
-from .dag import job_states
+from .artifacts import artifact_warnings
+from .dag import drifted, job_states
+from .preflight import check_present, check_spec
 from .result import Result
 from .workspace import Workspace
 
-PHASE_OF_RULE = {"seed": "seed", "chain": "chain", "corpus": "corpus", "network": "networks",
-                 "export": "exports", "report": "report"}
 _ORDER = {"complete": 0, "stale": 1, "missing": 2}
+
+
+def _count(path) -> int | None:
+    """Rows of a table, or None when it is absent or unreadable (its job is then stale or missing)."""
+    try:
+        return query.count(path)
+    except DataError:
+        return None
 
 
 def _counts(ws: Workspace, kinds: list[str]) -> dict[str, Any]:
@@ -28,37 +38,36 @@ def _counts(ws: Workspace, kinds: list[str]) -> dict[str, Any]:
     pool_path = results / "chain" / "pool" / "works.parquet"
     seeds_path = results / "seed" / "seeds.parquet"
     pending = None
-    if pool_path.is_file() and seeds_path.is_file():
-        pool_ids = query.column(pool_path, "work_id")
-        pending = len(pool_ids - query.column(seeds_path, "work_id") - set(decisions))
+    try:
+        if pool_path.is_file() and seeds_path.is_file():
+            pending = len(query.column(pool_path, "work_id") - query.column(seeds_path, "work_id") - set(decisions))
+    except DataError:
+        pending = None
     nets = {}
     for kind in kinds:
-        metrics = results / "networks" / kind / "metrics.json"
-        if metrics.is_file():
-            m = json.loads(metrics.read_text(encoding="utf-8"))
-            nets[kind] = {"nodes": m["nodes"], "edges": m["edges"]}
-        else:
+        try:
+            m = json.loads((results / "networks" / kind / "metrics.json").read_text(encoding="utf-8"))
+            nets[kind] = {"nodes": int(m["nodes"]), "edges": int(m["edges"])}
+        except (OSError, ValueError, KeyError, TypeError):
             nets[kind] = {"nodes": None, "edges": None}
-    return {"seeds": query.count(seeds_path),
-            "candidates": query.count(results / "chain" / "candidates.parquet"),
-            "pool": query.count(pool_path),
-            "corpus": query.count(results / "corpus" / "works.parquet"),
+    return {"seeds": _count(seeds_path), "candidates": _count(results / "chain" / "candidates.parquet"),
+            "pool": _count(pool_path), "corpus": _count(results / "corpus" / "works.parquet"),
             "accepted": accepted, "rejected": len(decisions) - accepted, "pending": pending,
             "networks": nets}
 
 
 def get_status(ws: Workspace) -> Result:
-    spec = spec_mod.load(ws.spec_path)
-    kinds = sorted(spec["networks"])
-    jobs = job_states(ws.root)
+    spec = check_spec(ws)
+    check_present(ws, spec)
+    jobs = job_states(ws.root, drifted(ws.root, spec))
     phases: dict[str, str] = {}
     for job in jobs:
-        phase = PHASE_OF_RULE.get(job.rule, job.rule)
+        phase = registry.RULES[job.rule].phase if job.rule in registry.RULES else job.rule
         if _ORDER[job.state] >= _ORDER.get(phases.get(phase, "complete"), 0):
             phases[phase] = job.state
     stale = [j.job for j in jobs if j.state != "complete"]
     return Result(data={"workspace": ws.describe(), "up_to_date": not stale, "phases": phases,
                         "jobs": [j.describe() for j in jobs], "pending_jobs": stale,
-                        "counts": _counts(ws, kinds),
+                        "counts": _counts(ws, registry.kinds(spec)),
                         "curation_available": ["accept", "reject"]},
-                  warnings=ws.warnings())
+                  warnings=ws.warnings() + artifact_warnings(ws, spec))

@@ -1,7 +1,8 @@
-"""`validate`: the spec, the curation file and every artifact on disk against its schema.
+"""`validate`: the preflight (spec, job checks, every input file read), then every artifact on disk.
 
 Read-only. Every problem is listed (path and what is wrong); any problem makes the call a data error
-(exit 2) whose details carry the full list, so a script can act on each one.
+(exit 2) whose details carry the full list, so a script can act on each one. What validates here
+starts no job that fails on its spec or its inputs (see `preflight.py`).
 """
 
 from __future__ import annotations
@@ -9,62 +10,84 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import curation, spec as spec_mod
+from .. import registry
 from ..errors import B2GError, DataError
+from ..manifest import read_manifest
 from ..networks.schema import EDGES, EVIDENCE, NODES
-from ..paths import CURATION_FILE
+from ..paths import SPEC_FILE
+from ..skips import Skips
 from ..tables import BUNDLE_TABLES, CANDIDATES, SCREENING, SEEDS, read_table
+from .preflight import check_spec, external_inputs, read_input
 from .result import Result
 from .workspace import Workspace
 
-_FIXED = {"seed/seeds.parquet": SEEDS, "chain/candidates.parquet": CANDIDATES,
-          "corpus/screening.parquet": SCREENING,
-          **{f"{folder}/{name}.parquet": schema for folder in ("chain/pool", "corpus")
-             for name, schema in BUNDLE_TABLES.items()}}
+_SCHEMAS = {"seeds": SEEDS, "candidates": CANDIDATES, "screening": SCREENING, "nodes": NODES, "edges": EDGES,
+            **BUNDLE_TABLES}
 
 
-def _schemas(results: Path) -> dict[str, object]:
-    found = dict(_FIXED)
-    for folder in sorted((results / "networks").glob("*")):
-        kind = folder.name
-        found[f"networks/{kind}/nodes.parquet"] = NODES
-        found[f"networks/{kind}/edges.parquet"] = EDGES
-        if kind in EVIDENCE:
-            found[f"networks/{kind}/evidence.parquet"] = EVIDENCE[kind]
+def _schema(name: str, kind: str | None):
+    return EVIDENCE[kind] if name.startswith("evidence:") else _SCHEMAS[name]
+
+
+def _tables(spec: dict) -> list[tuple[str, object]]:
+    """(path, schema) of every Parquet artifact the spec's DAG declares."""
+    found = []
+    for template, name in registry.table_schemas().items():
+        for kind in registry.kinds(spec) if "{kind}" in template else [None]:
+            found.append((template.format(kind=kind), _schema(name, kind)))
     return found
 
 
 def validate_workspace(ws: Workspace) -> Result:
     problems: list[dict[str, str]] = []
     checked: list[dict[str, object]] = []
+    warnings = ws.warnings()
 
-    def attempt(path: str, check) -> None:
+    def attempt(path: str, check) -> object:
         try:
-            rows = check()
-            checked.append({"path": path, "rows": rows})
+            value = check()
+            checked.append({"path": path, "rows": value if isinstance(value, int) else None})
+            return value
         except B2GError as exc:
-            problems.append({"path": path, "code": exc.code, "message": exc.message})
+            problems.append({"path": str(exc.details.get("file") or path), "code": exc.code,
+                             "message": exc.message})
+            return None
 
-    def spec_check() -> None:
-        spec_mod.load(ws.spec_path)
-
-    attempt("config/research.yaml", spec_check)
-    attempt(CURATION_FILE, lambda: len(curation.read(ws.path(CURATION_FILE))))
-    results = ws.path("results")
-    for relative, schema in _schemas(results).items():
-        path = results / relative
-        if path.is_file():
-            attempt(f"results/{relative}", lambda path=path, schema=schema: len(read_table(path, schema)))
-    for path in sorted(results.rglob("*.json")) if results.is_dir() else []:
-        def parse(path=path):
-            try:
-                json.loads(path.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise DataError(f"not valid JSON: {exc}", code="ARTIFACT_CORRUPT") from None
-        attempt(str(path.relative_to(ws.root)), parse)
+    spec = attempt(SPEC_FILE, lambda: check_spec(ws))
+    if spec is not None:
+        skips = Skips(strict=bool(spec["strict"]))
+        for item in external_inputs(ws, spec):
+            if not item.path.is_file():
+                problems.append({"path": item.name, "code": "FILE_MISSING",
+                                 "message": f"{item.name} ({item.place}) does not exist"})
+            else:
+                attempt(item.name, lambda item=item: read_input(item, skips))
+        warnings += skips.warnings()
+        _artifacts(ws, spec, attempt)
     if problems:
         raise DataError(f"{len(problems)} problem(s): " + "; ".join(f"{p['path']}: {p['message']}"
                                                                     for p in problems[:3]),
                         code="VALIDATION_FAILED", details={"problems": problems})
-    return Result(data={"workspace": ws.describe(), "checked": checked, "problems": []},
-                  warnings=ws.warnings())
+    return Result(data={"workspace": ws.describe(), "checked": checked, "problems": []}, warnings=warnings)
+
+
+def _artifacts(ws: Workspace, spec: dict, attempt) -> None:
+    """Every table against its schema and every JSON artifact (manifests included) as JSON."""
+    for relative, schema in _tables(spec):
+        path = ws.path(relative)
+        if path.is_file():
+            attempt(relative, lambda path=path, schema=schema: len(read_table(path, schema)))
+    for job in registry.jobs(spec, ws.root):
+        for relative in registry.flat(job.outputs):
+            path = ws.path(relative)
+            if relative.endswith(".json") and path.is_file():
+                attempt(relative, lambda path=path: _json(path))
+
+
+def _json(path: Path) -> None:
+    try:
+        json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise DataError(f"not valid JSON: {exc}", code="ARTIFACT_CORRUPT") from None
+    if path.name == "manifest.json" and read_manifest(path) is None:
+        raise DataError("not a bib2graph manifest (inputs and outputs missing)", code="ARTIFACT_CORRUPT")

@@ -37,7 +37,11 @@ How responses and transport failures map (the one place this is decided, see ``_
                                                     all retryable=True, exit 4
 
 Backoff is exponential with "equal jitter" (``base·2^attempt`` scaled by a seeded factor in
-[0.5, 1], capped); ``sleep`` and ``rng`` are injectable so tests never really wait.
+[0.5, 1], capped); ``sleep`` and ``rng`` are injectable so tests never really wait. Two runtime knobs
+come from the environment, not the spec (they change how long a run waits, never what it makes):
+``B2G_OPENALEX_BACKOFF`` (the backoff base in seconds, default 0.5; the cap scales with it) and
+``B2G_OPENALEX_RATE`` (requests a second, default 10; 0 for no pacing), which tests against the
+loopback server shrink.
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from .. import __version__
-from ..errors import DataError, NetworkError
+from ..errors import DataError, NetworkError, UsageError
 from ..ids import normalize_doi, short_id
 from .store import ApiRequest, RawStore, kept_headers, scrub_url
 
@@ -67,6 +71,8 @@ log = logging.getLogger("bib2graph.openalex")
 DEFAULT_BASE_URL = "https://api.openalex.org"
 ENV_BASE_URL = "B2G_OPENALEX_URL"
 ENV_API_KEY = "OPENALEX_API_KEY"
+ENV_BACKOFF = "B2G_OPENALEX_BACKOFF"
+ENV_RATE = "B2G_OPENALEX_RATE"
 
 #: The top-level Work fields records.py reads (``host_venue`` is gone from the current API).
 SELECT_FIELDS = ("id", "doi", "title", "display_name", "publication_year", "publication_date", "type",
@@ -126,6 +132,20 @@ def resolve_base_url(spec_value: str | None = None, env: Mapping[str, str] | Non
 def resolve_api_key(env: Mapping[str, str] | None = None) -> str | None:
     env = os.environ if env is None else env
     return env.get(ENV_API_KEY) or None
+
+
+def _env_seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """A non-negative number from the environment; anything else is a UsageError naming the variable."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not (value >= 0 and value != float("inf")):
+        raise UsageError(f"{name}={raw!r}: expected a number >= 0")
+    return value
 
 
 def request_kind(path: str, params: Mapping[str, Any]) -> str:
@@ -372,8 +392,13 @@ class OpenAlexClient:
                       **kwargs: Any) -> "OpenAlexClient":
         """A client from the spec's ``source.openalex`` block and the environment (URL override, key)."""
         openalex = openalex or {}
+        env = os.environ if env is None else env
         kwargs.setdefault("per_page", openalex.get("per_page", 100))
         kwargs.setdefault("api_key", resolve_api_key(env))
+        base = _env_seconds(env, ENV_BACKOFF, 0.5)
+        kwargs.setdefault("backoff_base", base)
+        kwargs.setdefault("backoff_cap", 120 * base)
+        kwargs.setdefault("rate_limit", _env_seconds(env, ENV_RATE, 10.0) or None)
         return cls(resolve_base_url(openalex.get("base_url"), env), **kwargs)
 
     def __repr__(self) -> str:

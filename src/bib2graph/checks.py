@@ -1,0 +1,78 @@
+"""The checks each job runs on its slice of the spec before doing any work.
+
+The JSON Schema states what one value may be; these state what values mean together (a query needs
+the OpenAlex source, a year range must not be empty, a filter expression must parse, Louvain has no CPM).
+Every job calls `check` first, and the preflight of `b2g validate` and `b2g run` calls it for every job
+of the DAG with the very params the rule will receive, so a spec that validates never fails in a job
+on a parameter. Errors are SpecErrors naming the key and its place in the spec.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .errors import SpecError
+from .expressions import compile_expression
+from .networks.params import resolve_communities, resolve_params
+
+SEED_SUFFIXES = (".bib", ".ris", ".json", ".jsonl", ".jsonl.gz", ".json.gz", ".zip")
+
+
+def _spec_error(message: str, place: str, code: str = "SPEC_INVALID") -> SpecError:
+    return SpecError(message, code=code, details={"key": place.rsplit(".", 1)[-1], "place": place})
+
+
+def _source(source: dict[str, Any]) -> None:
+    if source["kind"] == "files" and not source["files"]:
+        raise _spec_error("source.files is empty: list the OpenAlex works files (.json, .jsonl, .jsonl.gz, .zip) "
+                          "that form the universe, or use `source.kind: openalex`", "source.files")
+    if source["kind"] == "openalex" and source["files"]:
+        raise _spec_error("source.files is read only with `source.kind: files`; remove it or change the kind",
+                          "source.files")
+
+
+def _seed(params: dict[str, Any]) -> None:
+    seed, source = params["seed"], params["source"]
+    _source(source)
+    if not (seed["ids"] or seed["dois"] or seed["query"] or seed["files"]):
+        raise _spec_error("no seeds: give seed.ids, seed.dois, seed.files or seed.query", "seed")
+    if seed["query"] is not None and not seed["query"].strip():
+        raise _spec_error("seed.query is empty; remove it or write a search", "seed.query")
+    if seed["query"] and source["kind"] != "openalex":
+        raise _spec_error("seed.query searches OpenAlex and needs `source.kind: openalex`; with a files source "
+                          "list the seeds under seed.ids, seed.dois or seed.files", "seed.query",
+                          code="SPEC_UNSUPPORTED")
+    for number, name in enumerate(seed["files"]):
+        if not name.lower().endswith(SEED_SUFFIXES):
+            raise _spec_error(f"seed.files[{number}] {name!r}: a seed file is BibTeX (.bib), RIS (.ris) or "
+                              "OpenAlex JSON (.json, .jsonl, .jsonl.gz, .zip)", f"seed.files.{number}")
+
+
+def _chain(params: dict[str, Any]) -> None:
+    _source(params["source"])
+
+
+def _filter(params: dict[str, Any]) -> None:
+    spec = params["filter"]
+    if spec["year_min"] is not None and spec["year_max"] is not None and spec["year_min"] > spec["year_max"]:
+        raise _spec_error(f"filter.year_min ({spec['year_min']}) is after filter.year_max ({spec['year_max']}): "
+                          "no work could pass", "filter.year_min")
+    for key in ("include", "exclude"):
+        if spec[key] is not None:
+            compile_expression(spec[key], f"filter.{key}")
+
+
+def _network(params: dict[str, Any]) -> None:
+    resolve_params(params["kind"], params["network"])
+    resolve_communities(params["communities"])
+
+
+CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "seed": _seed, "chain": _chain, "corpus": _filter, "network": _network,
+    "export": lambda params: None, "report": lambda params: None,
+}
+
+
+def check(rule: str, params: dict[str, Any]) -> None:
+    """Raise a SpecError when the params a `rule` job receives cannot work; return quietly otherwise."""
+    CHECKS[rule](params)

@@ -1,0 +1,109 @@
+"""The parameters of a network and of its community detection: defaults and checks.
+
+The defaults are read from the spec's schema (`workflow/schemas/spec.schema.yaml`), the one place
+that states them; these functions add the checks a schema cannot state (a finite resolution, CPM only
+with Leiden, no weighting of the unweighted citation network). The network jobs call them before any
+work, and the preflight of `b2g validate` / `b2g run` calls the same functions, so a spec that
+validates never fails in a job on a parameter. Light on purpose: no numpy, no igraph.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from functools import lru_cache
+
+from ..errors import SpecError
+
+KINDS = ("coupling", "cocitation", "citation", "coauthorship", "institutions", "keywords")
+NORMALIZATIONS = ("raw", "association", "association_vos", "salton", "jaccard", "inclusion", "equivalence")
+COUNTINGS = ("full", "fractional")
+FIELDS = ("auto", "keywords", "topics", "concepts")
+ALGORITHMS = ("leiden", "louvain")
+OBJECTIVES = ("modularity", "cpm")
+
+
+@lru_cache(maxsize=1)
+def _defaults() -> tuple[dict[str, dict], dict]:
+    from ..spec import schema_defaults
+
+    networks = schema_defaults("networks")
+    return ({kind: schema_defaults("networks", kind) for kind in networks},
+            schema_defaults("communities"))
+
+
+def network_defaults() -> dict[str, dict]:
+    """kind → its parameters' defaults (a fresh copy)."""
+    return {kind: dict(p) for kind, p in _defaults()[0].items()}
+
+
+def community_defaults() -> dict:
+    return dict(_defaults()[1])
+
+
+def _invalid(message: str, key: str, place: str) -> SpecError:
+    return SpecError(message, code="NETWORK_PARAMS_INVALID", details={"key": key, "place": place})
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_count(value, low: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def resolve_params(kind: str, params: dict | None) -> dict:
+    """The kind's parameters with the defaults filled in; unknown keys and bad values are a SpecError."""
+    if kind not in KINDS:
+        raise _invalid(f"unknown network kind {kind!r}; known: {list(KINDS)}", kind, f"networks.{kind}")
+    place = f"networks.{kind}"
+    defaults = network_defaults()[kind]
+    params = dict(params or {})
+    unknown = sorted(set(params) - set(defaults))
+    if unknown:
+        raise _invalid(f"unknown parameter(s) {unknown} for the {kind} network; known: {sorted(defaults)}",
+                       unknown[0], f"{place}.{unknown[0]}")
+    out = {**defaults, **params}
+    checks = [
+        ("min_occurrences", _is_count(out["min_occurrences"], 0), "an integer >= 0"),
+        ("min_weight", _is_number(out["min_weight"]) and out["min_weight"] > 0, "a finite number > 0"),
+        ("normalization", out.get("normalization", "raw") in NORMALIZATIONS, f"one of {list(NORMALIZATIONS)}"),
+        ("counting", out.get("counting", "full") in COUNTINGS, f"one of {list(COUNTINGS)}"),
+        ("field", out.get("field", "auto") in FIELDS, f"one of {list(FIELDS)}"),
+        ("thesaurus", out.get("thesaurus") is None or isinstance(out["thesaurus"], (str, os.PathLike)),
+         "a path or null"),
+    ]
+    for key, ok, wanted in checks:
+        if not ok:
+            raise _invalid(f"{place}.{key} must be {wanted}, not {out[key]!r}", key, f"{place}.{key}")
+    if out.get("thesaurus") is not None:
+        out["thesaurus"] = os.fspath(out["thesaurus"])
+    out.setdefault("normalization", "raw")   # citation: unweighted, so raw and not a parameter
+    return out
+
+
+def resolve_communities(params: dict | None) -> dict:
+    """Community parameters with the defaults filled in; unknown keys or bad values are a SpecError."""
+    defaults = community_defaults()
+    params = dict(params or {})
+    unknown = sorted(set(params) - set(defaults))
+    if unknown:
+        raise _invalid(f"unknown community parameter(s) {unknown}; known: {sorted(defaults)}",
+                       unknown[0], f"communities.{unknown[0]}")
+    out = {**defaults, **params}
+    checks = [
+        ("algorithm", out["algorithm"] in ALGORITHMS, f"one of {list(ALGORITHMS)}"),
+        ("objective", out["objective"] in OBJECTIVES, f"one of {list(OBJECTIVES)}"),
+        ("resolution", _is_number(out["resolution"]) and out["resolution"] > 0, "a finite number > 0"),
+        ("seed", _is_count(out["seed"], 0), "an integer >= 0"),
+        ("stability_runs", _is_count(out["stability_runs"], 1), "an integer >= 1"),
+    ]
+    for key, ok, wanted in checks:
+        if not ok:
+            raise _invalid(f"communities.{key} must be {wanted}, not {out[key]!r}", key, f"communities.{key}")
+    if out["algorithm"] == "louvain" and out["objective"] != "modularity":
+        raise _invalid("communities.objective: louvain optimises modularity only; use algorithm 'leiden' for "
+                       "the 'cpm' objective", "objective", "communities.objective")
+    out["resolution"] = float(out["resolution"])
+    return out

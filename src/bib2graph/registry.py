@@ -1,0 +1,207 @@
+"""The jobs of a review and the files each one reads and writes: the one place that says so.
+
+The workflow's rules take their inputs, outputs and params from here; `b2g status`, `validate`, the
+preflight, snapshots and the manifests ask the same functions. A file therefore cannot be an input in
+one place and invisible in another, and every job's manifest lists exactly what the rule declares.
+
+    seed ─► chain ─► corpus ─► network:{kind} ─► export:{kind}
+                               └──────────────► report
+
+Paths are relative to the workspace root; per-kind paths hold ``{kind}``. Files outside `results/`
+(the spec's source, seed and thesaurus files, `config/curation.tsv`, the monitor's pending works)
+are the review's *external* inputs: they must exist before a job starts (the preflight checks them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .atomic import canonical_json
+from .paths import CURATION_FILE
+from .spec import resolve_path
+
+BUNDLE = ("works", "authorships", "affiliations", "references", "terms")
+MONITOR_PENDING = "resources/monitor/pending.jsonl.gz"
+
+
+def bundle(folder: str) -> list[str]:
+    return [f"{folder}/{name}.parquet" for name in BUNDLE]
+
+
+EXPORT_FILES = {
+    "graphml": ["network.graphml"],
+    "gexf": ["network.gexf"],
+    "csv": ["nodes.csv", "edges.csv", "reading_order.csv"],
+    "pajek": ["network.net"],
+    "vosviewer": ["vosviewer_map.txt", "vosviewer_network.txt", "vosviewer.json"],
+}
+
+
+def export_names(formats: list[str]) -> list[str]:
+    """The files one network's export folder holds for the chosen formats, in a fixed order."""
+    return [name for fmt in EXPORT_FILES if fmt in formats for name in EXPORT_FILES[fmt]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One workflow rule: the phase it belongs to, its outputs and the spec sections it is given."""
+
+    name: str
+    phase: str                      # the `b2g run` target that runs up to it
+    outputs: Callable[[dict], dict[str, Any]]   # spec → named outputs (str or list of str)
+    spec_keys: tuple[str, ...] = ()
+    per_kind: bool = False
+
+
+def _seed_out(_spec):
+    return {"seeds": "results/seed/seeds.parquet", "manifest": "results/seed/manifest.json"}
+
+
+def _chain_out(_spec):
+    return {"candidates": "results/chain/candidates.parquet", "pool": bundle("results/chain/pool"),
+            "manifest": "results/chain/manifest.json"}
+
+
+def _corpus_out(_spec):
+    return {"tables": bundle("results/corpus"), "screening": "results/corpus/screening.parquet",
+            "prisma": "results/corpus/prisma.json", "manifest": "results/corpus/manifest.json"}
+
+
+def _network_out(_spec):
+    folder = "results/networks/{kind}"
+    return {"graphml": f"{folder}/network.graphml", "nodes": f"{folder}/nodes.parquet",
+            "edges": f"{folder}/edges.parquet", "evidence": f"{folder}/evidence.parquet",
+            "metrics": f"{folder}/metrics.json", "manifest": f"{folder}/manifest.json"}
+
+
+def _export_out(spec):
+    formats = spec["export"]["formats"] if spec else []
+    return {"files": [f"results/export/{{kind}}/{name}" for name in export_names(formats)],
+            "manifest": "results/export/{kind}/manifest.json"}
+
+
+def _report_out(_spec):
+    return {"html": "results/report/index.html", "manifest": "results/report/manifest.json"}
+
+
+_TABLES = {"results/seed/seeds.parquet": "seeds", "results/chain/candidates.parquet": "candidates",
+           "results/corpus/screening.parquet": "screening",
+           **{f"results/{folder}/{name}.parquet": name for folder in ("chain/pool", "corpus") for name in BUNDLE}}
+
+RULES: dict[str, Rule] = {rule.name: rule for rule in (
+    Rule("seed", "seed", _seed_out, ("seed", "source", "strict")),
+    Rule("chain", "chain", _chain_out, ("chain", "source", "strict")),
+    Rule("corpus", "corpus", _corpus_out, ("filter",)),
+    Rule("network", "networks", _network_out, per_kind=True),
+    Rule("export", "exports", _export_out, ("export",), per_kind=True),
+    Rule("report", "report", _report_out, ("chain", "communities", "filter", "name", "networks")),
+)}
+PHASES = ("seed", "chain", "corpus", "networks", "exports", "report")
+
+
+def table_schemas() -> dict[str, str]:
+    """Table path (with {kind}) → schema name, for every Parquet artifact."""
+    per_kind = {"results/networks/{kind}/nodes.parquet": "nodes", "results/networks/{kind}/edges.parquet": "edges",
+                "results/networks/{kind}/evidence.parquet": "evidence:{kind}"}
+    return {**_TABLES, **per_kind}
+
+
+def kinds(spec: dict) -> list[str]:
+    return sorted(spec["networks"])
+
+
+def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".") -> dict[str, list[str]]:
+    """The files from outside `results/` that a job reads, by role, as paths below `root` (or bundled)."""
+    def paths(values):
+        return [str(resolve_path(root, v)) for v in values]
+
+    if rule == "seed":
+        return {"sources": paths(spec["source"]["files"]), "seed_files": paths(spec["seed"]["files"])}
+    if rule == "chain":
+        pending = Path(root) / MONITOR_PENDING
+        return {"sources": paths(spec["source"]["files"]),
+                "pending": [str(pending)] if pending.is_file() else []}
+    if rule == "corpus":
+        return {"curation": [str(Path(root) / CURATION_FILE)]}
+    if rule == "network" and kind == "keywords":
+        thesaurus = spec["networks"]["keywords"].get("thesaurus")
+        return {"thesaurus": paths([thesaurus]) if thesaurus else []}
+    return {}
+
+
+def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".") -> dict[str, Any]:
+    """Every file a job reads, by role: upstream artifacts and external inputs alike."""
+    found: dict[str, Any] = dict(external_inputs(spec, rule, kind, root))
+    if rule == "chain":
+        found["seeds"] = "results/seed/seeds.parquet"
+    elif rule == "corpus":
+        found.update(seeds="results/seed/seeds.parquet", candidates="results/chain/candidates.parquet",
+                     pool=bundle("results/chain/pool"))
+        found["curation"] = found["curation"][0]
+    elif rule == "network":
+        found["corpus"] = bundle("results/corpus")
+    elif rule == "export":
+        net = _network_out(spec)
+        found.update({k: net[k].format(kind=kind) for k in ("nodes", "edges", "metrics")},
+                     corpus=bundle("results/corpus"))
+    elif rule == "report":
+        found.update(seeds="results/seed/manifest.json", chain="results/chain/manifest.json",
+                     corpus="results/corpus/manifest.json", screening="results/corpus/screening.parquet",
+                     prisma="results/corpus/prisma.json", works="results/corpus/works.parquet",
+                     metrics=[f"results/networks/{k}/metrics.json" for k in kinds(spec)],
+                     nodes=[f"results/networks/{k}/nodes.parquet" for k in kinds(spec)])
+    return found
+
+
+def outputs(spec: dict, rule: str, kind: str | None = None) -> dict[str, Any]:
+    """A job's named outputs; with `kind` None a per-kind rule keeps its `{kind}` templates."""
+    named = RULES[rule].outputs(spec)
+    if kind is None:
+        return named
+    return {k: [p.format(kind=kind) for p in v] if isinstance(v, list) else v.format(kind=kind)
+            for k, v in named.items()}
+
+
+def params(spec: dict, rule: str, kind: str | None = None) -> str:
+    """The canonical JSON of the spec a job is given: it re-runs exactly when this text changes."""
+    if rule == "network":
+        return canonical_json({"network": spec["networks"][kind], "communities": spec["communities"],
+                               "kind": kind})
+    return canonical_json({key: spec[key] for key in RULES[rule].spec_keys})
+
+
+def flat(named: dict[str, Any]) -> list[str]:
+    """The paths of a named input or output dict, in a fixed order."""
+    out: list[str] = []
+    for value in named.values():
+        out.extend(value if isinstance(value, list) else [value])
+    return out
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job of the DAG: `network:coupling`, `export:keywords`, `corpus`, …"""
+
+    name: str
+    rule: str
+    kind: str | None
+    inputs: dict[str, Any]
+    outputs: dict[str, Any]
+    params: str
+
+    @property
+    def manifest(self) -> str:
+        return self.outputs["manifest"]
+
+
+def jobs(spec: dict, root: str | Path = ".") -> list[Job]:
+    """Every job the spec asks for, in DAG order (per-kind jobs by kind)."""
+    found = []
+    for rule in RULES.values():
+        for kind in kinds(spec) if rule.per_kind else [None]:
+            name = f"{rule.name}:{kind}" if kind else rule.name
+            found.append(Job(name, rule.name, kind, inputs(spec, rule.name, kind, root),
+                             outputs(spec, rule.name, kind), params(spec, rule.name, kind)))
+    return found

@@ -1,0 +1,123 @@
+"""The preflight: everything that can be known to be wrong before Snakemake starts a job.
+
+Predictable bad input never starts a job, so it never costs the last good outputs. Three levels:
+
+- the spec: its schema, then the checks every job of the DAG runs on the very params its rule will
+  receive (`checks.check`), so `b2g validate` accepts no spec that a job would refuse;
+- the external inputs: every file outside `results/` that a job reads (source, seed and thesaurus
+  files, `config/curation.tsv`, the monitor's pending works) exists;
+- their content: each one is read by the reader its job uses, so a broken file is an error naming it
+  (and the line) now, and records a reader would skip are warnings now (errors under `strict: true`).
+
+`status` runs the first two (cheap); `validate` and `run` all three.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .. import checks, curation, monitor, registry, spec as spec_mod
+from ..errors import DataError, SpecError
+from ..skips import Skips
+from .workspace import Workspace
+
+
+@dataclass
+class Preflight:
+    spec: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ExternalInput:
+    """One file from outside `results/`: what role it plays, where the spec names it, and its path."""
+
+    role: str
+    place: str     # where to fix it: `source.files.0`, `networks.keywords.thesaurus`, or the file itself
+    name: str      # as the spec (or the workspace layout) names it
+    path: Path
+
+
+_SPEC_LISTS = {"sources": ("source", "files"), "seed_files": ("seed", "files")}
+
+
+def _named(role: str, spec: dict[str, Any], paths: list[str], root: Path) -> list[tuple[str, str]]:
+    """(place, name) of each path: where the spec names the file, or the file itself."""
+    if role in _SPEC_LISTS:
+        section, key = _SPEC_LISTS[role]
+        return [(f"{section}.{key}.{n}", name) for n, name in enumerate(spec[section][key])]
+    if role == "thesaurus":
+        return [("networks.keywords.thesaurus", spec["networks"]["keywords"]["thesaurus"])]
+    return [(name, name) for name in (Path(p).relative_to(root).as_posix() for p in paths)]
+
+
+def external_inputs(ws: Workspace, spec: dict[str, Any]) -> list[ExternalInput]:
+    """Every external input of the DAG, once each, in DAG order."""
+    found: dict[tuple[str, str], ExternalInput] = {}
+    for job in registry.jobs(spec, ws.root):
+        for role, paths in registry.external_inputs(spec, job.rule, job.kind, ws.root).items():
+            for path, (place, name) in zip(paths, _named(role, spec, paths, ws.root)):
+                found.setdefault((role, path), ExternalInput(role, place, name, Path(path)))
+    return list(found.values())
+
+
+def check_spec(ws: Workspace) -> dict[str, Any]:
+    """The spec, filled and validated, and accepted by the checks of every job it makes."""
+    spec = spec_mod.load(ws.spec_path)
+    for job in registry.jobs(spec, ws.root):
+        checks.check(job.rule, json.loads(job.params))
+    return spec
+
+
+def check_present(ws: Workspace, spec: dict[str, Any]) -> None:
+    """A missing external input is an error naming every missing file and where the spec names it."""
+    missing = [i for i in external_inputs(ws, spec) if not i.path.is_file()]
+    if missing:
+        listed = "; ".join(f"{i.name} ({i.place})" for i in missing)
+        first = missing[0]
+        raise DataError(f"input file(s) missing: {listed}", code="FILE_MISSING",
+                        details={"file": first.name, "place": first.place,
+                                 "missing": [{"file": i.name, "place": i.place} for i in missing]})
+
+
+def _reader(role: str) -> Callable[[ExternalInput, Skips], Any]:
+    from ..sources.files import read_seed_entries
+    from ..sources.universe import FileUniverse
+    from ..thesaurus import read_thesaurus
+
+    return {
+        "sources": lambda i, skips: FileUniverse.from_files([i.path], names=[i.name], skips=skips),
+        "seed_files": lambda i, skips: read_seed_entries(i.path, name=i.name, skips=skips),
+        "thesaurus": lambda i, skips: read_thesaurus(i.path),
+        "curation": lambda i, skips: curation.read(i.path),
+        "pending": lambda i, skips: monitor.read_pending_file(i.path),
+    }[role]
+
+
+def read_input(item: ExternalInput, skips: Skips) -> None:
+    """Read one external input as its job will; a broken file is a DataError naming it and its place."""
+    try:
+        _reader(item.role)(item, skips)
+    except SpecError:
+        raise
+    except DataError as exc:
+        exc.details = {"file": item.name, "place": item.place, **exc.details}
+        raise
+
+
+def read_inputs(ws: Workspace, spec: dict[str, Any]) -> list[str]:
+    """Read every external input; return the warnings of the records the readers would skip."""
+    skips = Skips(strict=bool(spec["strict"]))
+    for item in external_inputs(ws, spec):
+        read_input(item, skips)
+    return skips.warnings()
+
+
+def preflight(ws: Workspace, read: bool = True) -> Preflight:
+    """Spec and job checks, inputs present, and (with `read`) every input read; raise on the first problem."""
+    spec = check_spec(ws)
+    check_present(ws, spec)
+    return Preflight(spec, read_inputs(ws, spec) if read else [])
