@@ -1,4 +1,5 @@
-# bib2graph: `make demo` runs the pipeline on the bundled corpus; `make test` runs the whole suite.
+# bib2graph: `make demo` runs the pipeline on the bundled corpus; `make test` runs the whole suite;
+# `make bench` runs the benchmarks at small sizes (`.venv/bin/python benchmarks/run_all.py --full` for large ones).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin

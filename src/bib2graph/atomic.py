@@ -1,6 +1,8 @@
 """Atomic file writes: every artifact is written to a temporary name beside its target, then renamed.
 
 A reader (or a killed run) therefore sees either the old file or the complete new one, never half.
+The file gets the mode `open()` would give it (0o666 less the umask), not mkstemp's private 0o600,
+so that a lab's shared folder can read what a run writes.
 """
 
 from __future__ import annotations
@@ -8,10 +10,35 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
+
+_PROC_STATUS = Path("/proc/self/status")
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where /proc tells it (Linux). Elsewhere os.umask
+    can only read it by setting it: it is set to a private value and back at once, so a file another
+    thread creates meanwhile is at worst private, never open to all."""
+    try:
+        for line in _PROC_STATUS.read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    previous = os.umask(0o077)
+    os.umask(previous)
+    return previous
+
+
+@lru_cache(maxsize=1)
+def creation_mode() -> int:
+    """The mode a new file gets from `open()`: 0o666 less the umask (read once per process)."""
+    return 0o666 & ~_umask()
 
 
 @contextmanager
@@ -23,6 +50,7 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     os.close(fd)
     tmp_path = Path(tmp)
     try:
+        os.chmod(tmp_path, creation_mode())
         yield tmp_path
         os.replace(tmp_path, target)
     except BaseException:
@@ -37,6 +65,15 @@ def write_bytes(target: str | os.PathLike[str], data: bytes) -> None:
 
 def write_text(target: str | os.PathLike[str], text: str) -> None:
     write_bytes(target, text.encode("utf-8"))
+
+
+def copy_file(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    """Copy a file's bytes and times but not its mode: the copy is made like any new file, so a
+    private file written by an older version does not make its copies private too."""
+    stat = os.stat(source)
+    with atomic_path(target) as tmp:
+        shutil.copyfile(source, tmp)
+        os.utime(tmp, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
 def canonical_json(value: Any) -> str:

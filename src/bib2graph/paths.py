@@ -38,6 +38,15 @@ def template_spec() -> Path:
     raise FileNotFoundError("bib2graph's template research spec is missing from this installation")
 
 
+def profiles_dir() -> Path:
+    """The Snakemake profiles `b2g init` writes (`<name>/config.yaml`): the checkout's profiles/,
+    shipped in the wheel, so that `b2g run --profile profiles/slurm` works in any new workspace."""
+    for candidate in (_PACKAGE / "profiles", _PACKAGE.parents[1] / "profiles"):
+        if (candidate / "default" / "config.yaml").is_file():
+            return candidate
+    raise FileNotFoundError("bib2graph's Snakemake profiles are missing from this installation")
+
+
 def contract_dir() -> Path:
     """The JSON Schemas of the CLI contract: docs/contract/ in a checkout, shipped in the wheel."""
     for candidate in (_PACKAGE / "contract", _PACKAGE.parents[1] / "docs" / "contract"):

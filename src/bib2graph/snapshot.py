@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, query
-from .atomic import canonical_json, sha256_file, sha256_text, write_json
+from .atomic import canonical_json, copy_file, sha256_file, sha256_text, write_json
 from .errors import DataError
 
 SNAPSHOTS = Path("results/snapshots")
@@ -73,8 +73,7 @@ def seal(root: Path, name: str, now: str, sealed: list[str]) -> tuple[dict[str, 
 def _stage(root: Path, staging: Path, files: dict[str, str], snap_id: str, name: str, now: str,
            digest: str) -> dict[str, Any]:
     for relative in files:
-        (staging / relative).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(root / relative, staging / relative)
+        copy_file(root / relative, staging / relative)
     manifest = {"id": snap_id, "name": name, "sealed_at": now, "content_hash": digest,
                 "spec_hash": files.get("config/research.yaml"), "curation_hash": files.get("config/curation.tsv"),
                 "files": files, "openalex_data": _data_dates(root), "bib2graph_version": __version__,
@@ -143,6 +142,5 @@ def prepare_restore(root: Path, snap_id: str, into: Path) -> dict[str, Any]:
     source = root / SNAPSHOTS / snap_id
     for relative in manifest["files"]:
         if relative.startswith(("config/", "results/seed/", "results/chain/")):
-            (into / relative).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source / relative, into / relative)
+            copy_file(source / relative, into / relative)
     return manifest

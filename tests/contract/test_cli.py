@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from bib2graph.paths import profiles_dir
+
 from ..integration.helpers import b2g
 
 KEYS = {"schema", "ok", "command", "exit_code", "data", "warnings", "error"}
@@ -49,6 +51,18 @@ def test_init_refuses_to_overwrite(tmp_path):
     assert b2g("init", str(tmp_path)).returncode == 0
     again = b2g("init", str(tmp_path), "--json")
     assert again.returncode == 2 and again.envelope["error"]["code"] == "WORKSPACE_EXISTS"
+
+
+def test_init_keeps_a_tuned_profile_unless_forced(tmp_path):
+    tuned = tmp_path / "profiles/slurm/config.yaml"
+    tuned.parent.mkdir(parents=True)
+    tuned.write_text("executor: slurm\njobs: 7\n", encoding="utf-8")
+    created = b2g("init", str(tmp_path), "--json").envelope["data"]["created"]
+    assert "profiles/default/config.yaml" in created and "profiles/slurm/config.yaml" not in created
+    assert tuned.read_text(encoding="utf-8") == "executor: slurm\njobs: 7\n"
+    forced = b2g("init", str(tmp_path), "--force", "--json").envelope["data"]["created"]
+    assert "profiles/slurm/config.yaml" in forced
+    assert tuned.read_text(encoding="utf-8") == (profiles_dir() / "slurm/config.yaml").read_text(encoding="utf-8")
 
 
 def test_reject_without_reason_is_usage(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import networkx as nx
@@ -15,6 +16,7 @@ from .helpers import b2g
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
+PROFILES = ("default", "slurm")
 
 
 def test_init_and_run_from_a_built_wheel(tmp_path):
@@ -22,15 +24,24 @@ def test_init_and_run_from_a_built_wheel(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                     "-w", str(dist), str(ROOT)], check=True, capture_output=True)
     wheel = next(dist.glob("bib2graph-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        assert {f"bib2graph/profiles/{name}/config.yaml" for name in PROFILES} <= set(archive.namelist())
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
                    check=True, capture_output=True)
     env = {"PYTHONPATH": str(site)}
-    where = subprocess.run([sys.executable, "-c", "import bib2graph.paths as p; print(p.snakefile())"],
+    where = subprocess.run([sys.executable, "-c", "import bib2graph.paths as p; print(p.snakefile()); "
+                            "print(p.profiles_dir())"],
                            env={**os.environ, **env}, cwd=tmp_path, capture_output=True, text=True, check=True)
-    assert Path(where.stdout.strip()).is_relative_to(site)  # the wheel's own workflow, not the checkout's
+    for shipped in where.stdout.split():  # the wheel's own workflow and profiles, not the checkout's
+        assert Path(shipped).is_relative_to(site)
 
     ws = tmp_path / "elsewhere" / "review"
-    assert b2g("init", str(ws), env=env, cwd=tmp_path).returncode == 0
+    init = b2g("init", str(ws), "--json", env=env, cwd=tmp_path)
+    assert init.returncode == 0, init.stderr
+    for name in PROFILES:
+        written = f"profiles/{name}/config.yaml"
+        assert written in init.envelope["data"]["created"]
+        assert (ws / written).read_text(encoding="utf-8") == (ROOT / written).read_text(encoding="utf-8")
     spec_path = ws / "config/research.yaml"
     spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
     spec["networks"] = {"citation": {}}

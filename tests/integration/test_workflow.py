@@ -23,7 +23,8 @@ def workspace(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("review")
     init = b2g("init", str(root), "--json")
     assert init.returncode == 0, init.stderr
-    assert init.envelope["data"]["created"] == [".gitignore", "config/curation.tsv", "config/research.yaml"]
+    assert init.envelope["data"]["created"] == [".gitignore", "config/curation.tsv", "config/research.yaml",
+                                                "profiles/default/config.yaml", "profiles/slurm/config.yaml"]
     first = b2g("run", "--cores", "2", "--json", "--workspace", str(root))
     assert first.returncode == 0, first.stderr[-3000:]
     assert first.envelope["ok"] is True

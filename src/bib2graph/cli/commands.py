@@ -72,11 +72,11 @@ def cli(json_flag: bool) -> None:
 
 @cli.command()
 @click.argument("folder", type=click.Path(file_okay=False))
-@click.option("--force", is_flag=True, help="Overwrite an existing spec and curation file.")
+@click.option("--force", is_flag=True, help="Overwrite an existing spec, curation file and profiles.")
 @click.option("--json", "json_flag", is_flag=True, help=_JSON_HELP)
 @schema_option
 def init(folder: str, force: bool, json_flag: bool) -> int:
-    """Create a workspace in FOLDER: config/research.yaml (the demo spec) and config/curation.tsv."""
+    """Create a workspace in FOLDER: config/research.yaml (the demo spec), config/curation.tsv and profiles/."""
     from ..service.init import init_workspace
 
     return execute("init", lambda: init_workspace(folder, force=force))

@@ -1,4 +1,4 @@
-"""`init`: scaffold a workspace (spec, curation file, .gitignore) in a folder."""
+"""`init`: scaffold a workspace (spec, curation file, Snakemake profiles, .gitignore) in a folder."""
 
 from __future__ import annotations
 
@@ -7,23 +7,35 @@ from pathlib import Path
 from ..atomic import write_text
 from ..curation import header
 from ..errors import DataError
-from ..paths import CURATION_FILE, SPEC_FILE, template_spec
+from ..paths import CURATION_FILE, SPEC_FILE, profiles_dir, template_spec
 from .result import Result
 
 GITIGNORE = "results/\nresources/*\n!resources/.gitkeep\n.snakemake/\nconfig/.curation.tsv.lock\n"
 
 
+def _profiles(root: Path, force: bool) -> dict[str, str]:
+    """The shipped profiles (default: used by every run; slurm: for clusters) a workspace lacks,
+    or all of them with `force`: a profile tuned for a lab's cluster is kept."""
+    found = {}
+    for shipped in sorted(profiles_dir().glob("*/config.yaml")):
+        relative = f"profiles/{shipped.parent.name}/config.yaml"
+        if force or not (root / relative).exists():
+            found[relative] = shipped.read_text(encoding="utf-8")
+    return found
+
+
 def init_workspace(folder: str | Path, force: bool = False) -> Result:
-    """Write the demo spec and an empty curation file; never overwrite without `force`."""
+    """Write the demo spec, an empty curation file and the profiles; never overwrite without `force`."""
     root = Path(folder).expanduser().resolve()
     spec = root / SPEC_FILE
     if spec.exists() and not force:
         raise DataError(f"{spec} already exists; this folder is a workspace already (pass --force to "
-                        "overwrite its spec and curation file)", code="WORKSPACE_EXISTS")
+                        "overwrite its spec, curation file and profiles)", code="WORKSPACE_EXISTS")
     created = []
     files = {SPEC_FILE: template_spec().read_text(encoding="utf-8"), CURATION_FILE: header()}
     if not (root / ".gitignore").exists():
         files[".gitignore"] = GITIGNORE
+    files.update(_profiles(root, force))
     for relative, text in files.items():
         write_text(root / relative, text)
         created.append(relative)

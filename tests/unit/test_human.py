@@ -1,0 +1,185 @@
+"""Human output: every verb's envelope is rendered with its content (IDs, counts, titles, paths).
+
+The envelopes are built as the verbs build them (shapes taken from real runs) and checked against
+docs/contract before rendering, so a renderer cannot drift from the contract unnoticed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bib2graph.cli import human
+from bib2graph.cli.commands import verb_table
+from bib2graph.errors import DataError, NetworkError, SpecError
+from bib2graph.service.contract import describe
+from bib2graph.service.envelope import failure, success
+
+from ..integration.helpers import check_envelope
+
+WS = {"root": "/labs/review", "source": "flag"}
+NETS = {"citation": {"nodes": 101, "edges": 330, "clusters": 8},
+        "cocitation": {"nodes": 640, "edges": 26844, "clusters": 7}}
+PHASE = {"results": "/labs/review/results", "snakemake_args": [], "workspace": WS}
+
+# verb -> (data, strings its human form must show)
+CASES: dict[str, tuple[dict, list[str]]] = {
+    "status": ({"workspace": WS, "up_to_date": False, "phases": {"seed": "complete", "chain": "stale"},
+                "jobs": [{"job": "seed", "rule": "seed", "state": "complete", "reasons": []},
+                         {"job": "chain", "rule": "chain", "state": "stale", "reasons": ["params changed"]}],
+                "pending_jobs": ["chain"], "curation_available": ["accept", "reject"],
+                "counts": {"seeds": 40, "candidates": 61, "pool": 101, "corpus": None, "accepted": 2,
+                           "rejected": 3, "pending": 58,
+                           "networks": {"citation": {"nodes": 101, "edges": 330}}}},
+               ["params changed", "seeds: 40", "corpus: -", "pending: 58", "citation", "330"]),
+    "accept": ({"workspace": WS, "decision": "accept", "ids": ["W11", "W12"], "changed": ["W12"],
+                "decisions": {"accept": 5, "reject": 1}, "next": "b2g run"},
+               ["accepted 2 work(s), 1 changed", "W12", "5 accepted, 1 rejected"]),
+    "reject": ({"workspace": WS, "decision": "reject", "ids": ["W13"], "changed": ["W13"],
+                "decisions": {"accept": 0, "reject": 1}, "next": "b2g run"},
+               ["rejected 1 work(s)", "W13", "0 accepted, 1 rejected"]),
+    "run": ({**PHASE, "targets": ["all"]}, ["done (all)", "/labs/review/results"]),
+    "init": ({"workspace": {"root": "/labs/new", "source": "init"}, "next": "b2g run --workspace /labs/new",
+              "created": [".gitignore", "config/curation.tsv", "config/research.yaml"]},
+             ["/labs/new", "created config/research.yaml", "created config/curation.tsv"]),
+    "seed": ({**PHASE, "targets": ["seed"], "counts": {"seed": {
+                "seeds": 40, "unresolved": 1, "unresolved_entries": [{"seeded_by": "doi", "value": "10.9/zz"}]}}},
+             ["seeds", "40", "unresolved", "10.9/zz", "/labs/review/results/seed/"]),
+    "chain": ({**PHASE, "targets": ["chain"], "counts": {"chain": {
+                "candidates": 61, "admitted": 57, "monitored": 2, "pool": 97,
+                "rounds": [{"round": 1, "candidates": 61, "admitted": 57, "saturated": False}]}}},
+              ["admitted", "57", "monitored", "97", "saturated", "/labs/review/results/chain/"]),
+    "filter": ({**PHASE, "targets": ["corpus"], "counts": {"corpus": {
+                 "pool": 101, "included": 88, "excluded": {"language": 9, "year": 4}, "accepted": 1, "rejected": 2}}},
+               ["included", "88", "excluded language", "9", "excluded year", "/labs/review/results/corpus/"]),
+    "build": ({**PHASE, "targets": ["networks"], "counts": {
+                "networks/citation": {"nodes": 101, "edges": 330}, "networks/keywords": {"nodes": 150, "edges": 3336}}},
+              ["citation", "101", "330", "keywords", "3336", "/labs/review/results/networks/"]),
+    "export": ({**PHASE, "targets": ["exports"], "counts": {"networks/coupling": {"nodes": 99, "edges": 2818}}},
+               ["coupling", "2818", "/labs/review/results/export/"]),
+    "inspect": ({"workspace": WS,
+                 "work": {"work_id": "W1924717691", "title": "[Review] Context and fear conditioning",
+                          "year": 2015, "venue": "Hippocampus", "doi": "10.1002/hipo.22430",
+                          "type": "journal-article", "cited_by_count": 16,
+                          "authors": ["Natalia Arias", None, "Marta Méndez"]},
+                 "provenance": {"origin": "chain", "round": 1, "direction": "forward", "via": "W2098430271",
+                                "links": 1, "score": 1.916667},
+                 "screening": {"work_id": "W1924717691", "included": False, "excluded_by": "year",
+                               "duplicate_of": None, "filter_verdict": None, "decision": None},
+                 "decision": {"work_id": "W1924717691", "decision": "reject", "reason": "off topic",
+                              "decided_by": "ana", "decided_at": "2026-01-02T03:04:05Z"},
+                 "networks": {"coupling": {"cluster": 3, "degree": 31, "strength": 46.0,
+                                           "pagerank": 0.004320122282, "betweenness": 0.0}}},
+                ["[Review] Context and fear conditioning", "W1924717691", "2015", "Hippocampus",
+                 "10.1002/hipo.22430", "Natalia Arias, Marta Méndez", "round 1, forward from W2098430271",
+                 "excluded by year", "reject by ana", "off topic", "coupling", "31", "0.00432"]),
+    "validate": ({"workspace": WS, "problems": [],
+                  "checked": [{"path": "config/research.yaml", "rows": None},
+                              {"path": "results/seed/seeds.parquet", "rows": 40}]},
+                 ["results/seed/seeds.parquet", "40", "config/research.yaml", "2 file(s) checked"]),
+    "plan": ({"workspace": WS, "source": "openalex", "per_page": 100, "cost_usd": 0.0123,
+              "prices_usd_per_request": {"list": 0.0001, "search": 0.001, "singleton": 0.0},
+              "requests": {"list": 23, "search": 1, "singleton": 0},
+              "seeding": {"requests": {"list": 3, "search": 1, "singleton": 0}, "total": 4, "cost_usd": 0.0013},
+              "chain_round_1": {"requests": {"list": 20, "search": 0, "singleton": 0}, "total": 20, "cost_usd": 0.002},
+              "basis": {"seed_ids": 40, "seed_dois": 2, "query": True, "seeds_in_store": 38,
+                        "references_of_seeds": 1234, "citing_works_upper_bound": 987, "stored_responses": 55}},
+             ["list", "23", "search", "$0.0123", "1234", "987"]),
+    "monitor": ({"workspace": WS, "corpus_works_checked": 101, "new": 2, "new_ids": ["W901", "W902"],
+                 "pending": 5, "report": "/labs/review/results/monitor/2026-01-02.json", "next": "b2g run",
+                 "baseline": None},
+                ["101 corpus work(s)", "2 new citing work(s)", "W901", "W902", "pending candidates: 5",
+                 "/labs/review/results/monitor/2026-01-02.json"]),
+    "snapshot": ({"workspace": WS, "id": "june-a6ce9bc94e1a", "created": True,
+                  "path": "/labs/review/results/snapshots/june-a6ce9bc94e1a",
+                  "counts": {"corpus": 101, "networks": NETS}},
+                 ["june-a6ce9bc94e1a", "sealed", "corpus: 101", "26844"]),
+    "snapshot list": ({"workspace": WS, "snapshots": [
+                          {"id": "may-0123456789ab", "name": "may", "sealed_at": "2026-05-01T00:00:00Z",
+                           "counts": {"corpus": 95, "networks": {"citation": {"nodes": 95, "edges": 301}}}},
+                          {"id": "june-a6ce9bc94e1a", "name": "june", "sealed_at": "2026-06-01T00:00:00Z",
+                           "counts": {"corpus": 101, "networks": NETS}}]},
+                      ["may-0123456789ab", "june-a6ce9bc94e1a", "2026-05-01T00:00:00Z", "95", "citation 95/301",
+                       "cocitation 640/26844"]),
+    "snapshot diff": ({"workspace": WS, "from": "may-0123456789ab", "to": "june-a6ce9bc94e1a", "spec_changed": True,
+                       "works_added": [f"W{n}" for n in range(100, 112)], "works_removed": ["W7"],
+                       "decisions_changed": [{"work_id": "W7", "from": None, "to": "reject"}],
+                       "networks": {"citation": {"nodes": {"from": 95, "to": 101}, "edges": {"from": 301, "to": 330},
+                                                 "clusters": {"from": 8, "to": 8}}}},
+                      ["may-0123456789ab", "june-a6ce9bc94e1a", "spec changed", "works added: 12", "W100",
+                       "and 2 more", "works removed: 1", "W7", "reject", "95 → 101", "301 → 330"]),
+    "snapshot restore": ({"workspace": WS, "id": "may-0123456789ab", "identical": True, "files_compared": 30,
+                          "restored_into": "/labs/review/results/restored/may-0123456789ab"},
+                         ["may-0123456789ab", "/labs/review/results/restored/may-0123456789ab", "30 files"]),
+    "curate dump": ({"workspace": WS, "path": "/labs/review/results/curation/to-screen.csv", "rows": 61,
+                     "next": "b2g curate apply /labs/review/results/curation/to-screen.csv"},
+                    ["61 work(s)", "/labs/review/results/curation/to-screen.csv", "b2g curate apply"]),
+    "curate apply": ({"workspace": WS, "applied": ["W21", "W22"], "unchanged": 4,
+                      "unknown": [{"line": 7, "id": "W999"}], "next": "b2g run"},
+                     ["applied 2 decision(s)", "W21", "W22", "4 unchanged", "7", "W999", "b2g run"]),
+}
+
+
+@pytest.fixture(autouse=True)
+def wide(monkeypatch):
+    """A wide, colourless console, so that assertions see whole IDs and titles."""
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+
+
+def rendered(env: dict, capsys) -> str:
+    check_envelope(env)
+    human.show(env)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    return captured.err
+
+
+def test_every_verb_has_its_own_rendering():
+    verbs = set(verb_table())
+    assert set(human.RENDERERS) == verbs
+    assert set(CASES) | {"schema"} == verbs
+
+
+@pytest.mark.parametrize("verb", sorted(CASES))
+def test_verb_shows_its_content(verb, capsys):
+    data, expected = CASES[verb]
+    text = rendered(success(verb, data, ["heads up [1]"]), capsys)
+    missing = [s for s in expected if s not in text]
+    assert not missing, f"{verb} human output lacks {missing}:\n{text}"
+    assert "warning: heads up [1]" in text and "item(s)" not in text
+
+
+def test_schema_lists_verbs_and_exit_codes(capsys):
+    text = rendered(success("schema", describe(verb_table()).data), capsys)
+    for verb, spec in verb_table().items():
+        assert verb in text and spec["help"][:30] in text
+    for row in describe({}).data["exit_codes"]:
+        assert row["meaning"][:30] in text
+
+
+def test_empty_snapshot_list_says_how_to_make_one(capsys):
+    assert "`b2g snapshot` seals one" in rendered(success("snapshot list", {"workspace": WS, "snapshots": []}), capsys)
+
+
+def test_validation_error_lists_each_problem(capsys):
+    problems = [{"path": "results/seed/seeds.parquet", "code": "ARTIFACT_CORRUPT", "message": "bad magic"},
+                {"path": "config/research.yaml", "code": "SPEC_INVALID", "message": "unknown key 'bogus'"}]
+    text = rendered(failure("validate", DataError("2 problem(s)", code="VALIDATION_FAILED",
+                                                  details={"problems": problems})), capsys)
+    assert "VALIDATION_FAILED, exit 2" in text
+    for problem in problems:
+        assert all(value in text for value in problem.values())
+    assert "hint:" not in text
+
+
+def test_spec_error_shows_key_and_place(capsys):
+    err = SpecError("invalid research spec: unknown key 'bogus'", details={"key": "bogus", "place": "filter.bogus"})
+    text = rendered(failure("status", err), capsys)
+    assert "SPEC_INVALID" in text and "key: bogus" in text and "place: filter.bogus" in text
+
+
+def test_retryable_error_has_a_hint(capsys):
+    err = NetworkError("OpenAlex answered 503", subcode="HTTP_503", details={"url": "https://api.openalex.org/works"})
+    text = rendered(failure("monitor", err), capsys)
+    assert "NETWORK_ERROR/HTTP_503, exit 4" in text and "url: https://api.openalex.org/works" in text
+    assert "hint: this may pass if you try again later" in text
