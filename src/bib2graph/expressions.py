@@ -14,7 +14,7 @@ from typing import Callable
 
 import pyparsing as pp
 
-from .errors import DataError
+from .errors import SpecError
 
 Predicate = Callable[[str], bool]
 
@@ -72,10 +72,10 @@ def _grammar() -> pp.ParserElement:
 
 
 def compile_expression(expression: str, place: str = "filter") -> Predicate:
-    """A predicate over normalised text; a malformed expression is a DataError naming its place."""
+    """A predicate over normalised text; a malformed expression is a SpecError naming its place."""
     try:
         return _grammar().parse_string(expression, parse_all=True)[0]
     except pp.ParseBaseException as exc:
         why = "expected a term or a \"phrase\"" if "Combine" in exc.msg else exc.msg.lower()
-        raise DataError(f"{place}: cannot read the expression {expression!r} at column {exc.col}: {why}",
+        raise SpecError(f"{place}: cannot read the expression {expression!r} at column {exc.col}: {why}",
                         code="SPEC_INVALID", details={"key": place.rsplit(".", 1)[-1], "place": place}) from None

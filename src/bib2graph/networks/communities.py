@@ -127,7 +127,7 @@ def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
         "implementation": {"function": IMPLEMENTATION[params["algorithm"]],
                            "max_iterations": LEIDEN_MAX_ITERATIONS if params["algorithm"] == "leiden" else None},
         "modularity": modularity,
-        "quality": quality(graph, clusters.tolist(), params) if graph.ecount() else None,
+        "quality": quality(graph, (clusters - 1).tolist(), params) if graph.ecount() else None,  # 0-based
         "stability": {
             "runs": params["stability_runs"],
             "seeds": [params["seed"] + r for r in range(params["stability_runs"])],
