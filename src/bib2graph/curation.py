@@ -55,7 +55,7 @@ def work_id_of(raw: str) -> str | None:
 
 def clean(text: str) -> str:
     """What a cell holds: one line (tabs and line breaks become spaces), at most 1,000 characters."""
-    return " ".join(str(text).split())[:1000]
+    return " ".join(str(text).split())[:1000].rstrip()
 
 
 def _problem(decision: Decision) -> str | None:

@@ -96,7 +96,8 @@ def test_a_work_on_two_lines_names_both(tmp_path):
 def test_tolerated_forms(tmp_path):
     """BOM, UTF-16, CRLF and lone CR, no header, comments, dropped trailing cells, ID forms, case."""
     path = tmp_path / "curation.tsv"
-    text = "# screened by ana\r\n\r\nw1\tACCEPT\r\nhttps://openalex.org/W2\tReject\toff  topic\tana\r\nW3\taccept\t\t\t\r"
+    text = ("# screened by ana\r\n\r\nw1\tACCEPT\r\nhttps://openalex.org/W2\tReject\toff  topic\tana\r\n"
+            "W3\taccept\t\t\t\r")
     want = {"W1": curation.Decision("W1", "accept"), "W2": curation.Decision("W2", "reject", "off topic", "ana"),
             "W3": curation.Decision("W3", "accept")}
     for data in (text.encode("utf-8"), b"\xef\xbb\xbf" + text.encode("utf-8"), text.encode("utf-16"),
