@@ -2,10 +2,11 @@
 
 Each of these is a SpecError whose message starts with ``file:line:``: a key given twice in one mapping
 (PyYAML keeps the last), anchors and aliases (a few lines of them expand into a tree of any size, and a
-spec has no need of them), merge keys, a key that is not text (``1:``, ``yes:``), nesting deeper than
-``MAX_DEPTH``, a value PyYAML cannot build (``2020-13-45``, ``!!int 0x``), a top level that is not a
-mapping; so is an empty file. The file must be UTF-8 (a BOM is fine), since Snakemake reads the same
-file as UTF-8 when the workflow runs. A folder or an unreadable file at its place is a WorkspaceError.
+spec has no need of them), tags (``!!set``; PyYAML crashes on some), merge keys, a key that is not text
+(``1:``, ``yes:``), nesting deeper than ``MAX_DEPTH``, a value PyYAML cannot build (``2020-13-45``, an
+integer of 5,000 digits), a top level that is not a mapping; so is an empty file. The file must be
+UTF-8 (a BOM is fine), since Snakemake reads the same file as UTF-8 when the workflow runs. A folder or
+an unreadable file at its place is a WorkspaceError.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def _error(where: str | Path, line: int, message: str, code: str | None = None) 
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """PyYAML's safe loader without anchors, aliases, merge keys, duplicate keys or deep nesting."""
+    """PyYAML's safe loader without anchors, aliases, tags, merge keys, duplicate keys or deep nesting."""
 
     def __init__(self, text: str, where: str | Path) -> None:
         super().__init__(text)
@@ -40,6 +41,9 @@ class _StrictLoader(yaml.SafeLoader):
         if getattr(event, "anchor", None) is not None:
             raise _error(self.where, line, f"YAML anchors and aliases (&{event.anchor}, *{event.anchor}) are not "
                                            "allowed in a research spec; write the value out in full")
+        if getattr(event, "tag", None) is not None:  # PyYAML's builders crash on some (!!timestamp 1)
+            raise _error(self.where, line, f"YAML tags ({event.tag}) are not allowed in a research spec; write "
+                                           "the plain value")
         self.depth += 1
         try:
             if self.depth > MAX_DEPTH:
