@@ -60,7 +60,7 @@ def _entries(path: Path, text: str) -> dict[str, tuple[str, int]]:
             raise _invalid(path, number, f"{cells[0]!r} is replaced by {cells[1]!r} here but by {target!r} on line "
                                          f"{first}; keep one of the two lines", first_line=first)
     if not header:
-        raise _invalid(path, 1, "the file is empty; it must start with the header term_id<TAB>replace_by")
+        raise _invalid(path, 1, "no header line; the first line must be term_id<TAB>replace_by")
     return entries
 
 
