@@ -1,26 +1,37 @@
 """Human decisions in `config/curation.tsv`, the committed source of truth of curation.
 
-One row per work: ``work_id, decision, reason, decided_by, decided_at``; the latest decision for a
-work replaces the earlier one. Writers hold a file lock for the whole read-modify-write and replace
-the file atomically, so concurrent `b2g accept` / `b2g reject` calls lose no decision.
+One row per work: ``work_id, decision, reason, decided_by, decided_at``, tab-separated. The header is
+optional (checked when present), a row may stop after its decision (spreadsheets drop trailing empty
+cells), blank lines and lines starting with ``#`` are skipped. People and spreadsheets edit this file, so
+it is read strictly: a bad line is a DataError (code CURATION_INVALID) whose message starts with
+``path:line:`` and says how to fix it. Work IDs are read in any form OpenAlex prints (``W1``, ``w1``,
+``https://openalex.org/W1``) and written in the short one, so two forms of one ID are one work.
+
+Writers hold a file lock for the whole read-modify-write and replace the file atomically, so concurrent
+`b2g accept` / `b2g reject` calls lose no decision; within one call the last decision for a work wins.
+A bad file or a bad new decision changes nothing.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from filelock import FileLock, Timeout
 
+from . import textio
 from .atomic import write_text
-from .errors import DataError, WorkspaceLockedError
+from .errors import DataError, WorkspaceError, WorkspaceLockedError
+from .ids import short_id
 
 COLUMNS = ("work_id", "decision", "reason", "decided_by", "decided_at")
 DECISIONS = ("accept", "reject")
 MAX_LINE = 4096
 MAX_IDS_PER_CALL = 10_000
+_WORK_ID = re.compile(r"W[0-9]+")
 
 
 @dataclass(frozen=True)
@@ -36,29 +47,93 @@ def header() -> str:
     return "\t".join(COLUMNS) + "\n"
 
 
+def work_id_of(raw: str) -> str | None:
+    """The short OpenAlex work ID `raw` names (``W1``, ``w1``, ``https://openalex.org/W1``), else None."""
+    value = short_id(raw)
+    return value if value and _WORK_ID.fullmatch(value) else None
+
+
+def clean(text: str) -> str:
+    """What a cell holds: one line (tabs and line breaks become spaces), at most 1,000 characters."""
+    return " ".join(str(text).split())[:1000].rstrip()
+
+
+def _problem(decision: Decision) -> str | None:
+    """Why `decision` cannot be recorded, or None: a bad ID or decision, or a reject without a reason."""
+    if work_id_of(decision.work_id) is None:
+        return f"{decision.work_id!r} is not an OpenAlex work ID (W followed by digits, e.g. W2741809807)"
+    if decision.decision.lower() not in DECISIONS:
+        return f"decision {decision.decision!r} is not one of {', '.join(DECISIONS)}"
+    if decision.decision.lower() == "reject" and not clean(decision.reason):
+        return (f"{work_id_of(decision.work_id)} is rejected without a reason; say why in the reason column "
+                "(the PRISMA record reports why each work was excluded)")
+    return None
+
+
+def _invalid(path: Path, lineno: int, message: str, **details) -> DataError:
+    return DataError(f"{path}:{lineno}: {message}", code="CURATION_INVALID",
+                     details={"file": str(path), "line": lineno, **details})
+
+
+def _is_header(cells: list[str]) -> bool:
+    return cells[0].strip().lower() == COLUMNS[0]
+
+
+def _check_header(path: Path, lineno: int, cells: list[str]) -> None:
+    if [c.strip().lower() for c in cells] != list(COLUMNS):
+        raise _invalid(path, lineno, f"the header should be {'<TAB>'.join(COLUMNS)}, found "
+                                     f"{'<TAB>'.join(cells)!r}; fix it or delete the line")
+
+
+def _row(path: Path, lineno: int, cells: list[str]) -> Decision:
+    """The decision on one data line, whose `cells` are its tab-separated cells."""
+    if len(cells) > len(COLUMNS):
+        raise _invalid(path, lineno, f"{len(cells)} tab-separated cells, at most {len(COLUMNS)} "
+                                     f"({', '.join(COLUMNS)}); is there a tab inside a reason?")
+    if len(cells) < 2:
+        raise _invalid(path, lineno, "no decision; a row is work_id<TAB>decision[<TAB>reason<TAB>decided_by"
+                                     "<TAB>decided_at]")
+    decision = Decision(*[c.strip() for c in cells])
+    why = _problem(decision)
+    if why:
+        raise _invalid(path, lineno, why)
+    return Decision(work_id_of(decision.work_id), decision.decision.lower(), *[clean(c) for c in cells[2:]])
+
+
+def _add(path: Path, lineno: int, decision: Decision, decisions: dict[str, Decision],
+         lines: dict[str, int]) -> None:
+    """Add one line's decision; a work decided on an earlier line too is a DataError naming both lines."""
+    if decision.work_id in lines:
+        raise _invalid(path, lineno, f"{decision.work_id} is also decided on line {lines[decision.work_id]}; "
+                                     "keep one of the two lines", first_line=lines[decision.work_id])
+    lines[decision.work_id] = lineno
+    decisions[decision.work_id] = decision
+
+
 def read(path: str | Path) -> dict[str, Decision]:
-    """The decisions in `path` (an absent file holds none); malformed rows are a DataError."""
+    """The decisions in `path` in file order (an absent file holds none); a bad line is a DataError."""
     path = Path(path)
-    if not path.exists():
-        return {}
-    text = path.read_text(encoding="utf-8-sig")
+    try:
+        text = textio.read_text(path)
+    except DataError as exc:
+        if exc.code == "FILE_MISSING":
+            return {}
+        raise
     decisions: dict[str, Decision] = {}
-    for lineno, line in enumerate(text.splitlines(), 1):
+    lines: dict[str, int] = {}
+    first = True
+    for lineno, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
         if len(line) > MAX_LINE:
-            raise DataError(f"{path}:{lineno}: line longer than {MAX_LINE} characters", code="CURATION_INVALID")
-        if not line.strip() or line.startswith("#") or (lineno == 1 and line.startswith("work_id")):
+            raise _invalid(path, lineno, f"line longer than {MAX_LINE} characters; shorten its reason")
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
-        cells = (line.split("\t") + [""] * len(COLUMNS))[:len(COLUMNS)]
-        work_id, decision = cells[0].strip(), cells[1].strip().lower()
-        if decision not in DECISIONS:
-            raise DataError(f"{path}:{lineno}: decision {cells[1]!r} is not one of {', '.join(DECISIONS)}",
-                            code="CURATION_INVALID")
-        decisions[work_id] = Decision(work_id, decision, *[c.strip() for c in cells[2:]])
+        cells = line.split("\t")
+        if first and _is_header(cells):
+            _check_header(path, lineno, cells)
+        else:
+            _add(path, lineno, _row(path, lineno, cells), decisions, lines)
+        first = False
     return decisions
-
-
-def _clean(text: str) -> str:
-    return " ".join(str(text).split())[:1000]
 
 
 def render(decisions: dict[str, Decision]) -> str:
@@ -66,13 +141,23 @@ def render(decisions: dict[str, Decision]) -> str:
     out.write(header())
     for work_id in sorted(decisions):
         d = decisions[work_id]
-        out.write("\t".join([d.work_id, d.decision, _clean(d.reason), _clean(d.decided_by),
-                             _clean(d.decided_at)]) + "\n")
+        out.write("\t".join([d.work_id, d.decision, clean(d.reason), clean(d.decided_by),
+                             clean(d.decided_at)]) + "\n")
     return out.getvalue()
 
 
 def lock_for(path: Path) -> FileLock:
     return FileLock(str(path.parent / f".{path.name}.lock"))
+
+
+def _checked(decision: Decision) -> Decision:
+    """`decision` as the file will hold it; one that cannot be recorded is a DataError."""
+    why = _problem(decision)
+    if why:
+        raise DataError(f"cannot record {decision.work_id!r}: {why}", code="CURATION_INVALID",
+                        details={"work_id": str(decision.work_id)})
+    return Decision(work_id_of(decision.work_id), decision.decision.lower(), clean(decision.reason),
+                    clean(decision.decided_by), clean(decision.decided_at))
 
 
 def record(path: str | Path, new: Iterable[Decision], *, wait: float = 0) -> dict[str, Decision]:
@@ -81,6 +166,7 @@ def record(path: str | Path, new: Iterable[Decision], *, wait: float = 0) -> dic
     new = list(new)
     if len(new) > MAX_IDS_PER_CALL:
         raise DataError(f"{len(new)} IDs in one call; at most {MAX_IDS_PER_CALL}", code="TOO_MANY_IDS")
+    new = [_checked(d) for d in new]
     lock = lock_for(path)
     try:
         with lock.acquire(timeout=wait):
@@ -92,9 +178,11 @@ def record(path: str | Path, new: Iterable[Decision], *, wait: float = 0) -> dic
     except Timeout:
         raise WorkspaceLockedError(f"{path} is locked by another b2g process; retry, or pass --wait SECONDS",
                                    ) from None
+    except OSError as exc:
+        raise WorkspaceError(f"{path} cannot be written ({exc.strerror or exc}); check the permissions of "
+                             f"{path.parent}", code="WORKSPACE_UNWRITABLE", details={"file": str(path)}) from None
 
 
 def as_rows(decisions: dict[str, Decision]) -> list[dict[str, str]]:
     return [dict(zip(COLUMNS, (d.work_id, d.decision, d.reason, d.decided_by, d.decided_at)))
             for _, d in sorted(decisions.items())]
-

@@ -101,24 +101,10 @@ def validate(spec: Any) -> dict[str, Any]:
 
 
 def load(path: str | Path) -> dict[str, Any]:
-    """Read, fill and validate the spec file at `path`."""
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise SpecError(f"no research spec at {path}; create one with `b2g init`",
-                        code="SPEC_MISSING", details={"key": "(file)", "place": str(path)}) from None
-    if size > MAX_SPEC_BYTES:
-        raise SpecError(f"{path} is {size} bytes; a research spec may be at most {MAX_SPEC_BYTES} bytes",
-                        details={"key": "(file)", "place": str(path)})
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise SpecError(f"{path} is not valid YAML{where}: {getattr(exc, 'problem', exc)}",
-                        details={"key": "(file)", "place": f"{path}{where}"}) from None
-    return validate(raw)
+    """Read, fill and validate the spec file at `path` (read strictly: bib2graph.yamlfile)."""
+    from .yamlfile import read_mapping
+
+    return validate(read_mapping(path, MAX_SPEC_BYTES))
 
 
 def part(spec: dict[str, Any], *keys: str) -> str:

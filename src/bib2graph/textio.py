@@ -49,4 +49,7 @@ def read_text(path: str | Path, where: str | Path | None = None) -> str:
     except IsADirectoryError:
         raise DataError(f"{where or path} is a folder, not a file", code="FILE_INVALID",
                         details={"file": str(where or path)}) from None
+    except OSError as exc:
+        raise DataError(f"{where or path} cannot be read ({exc.strerror or exc}); check its permissions",
+                        code="FILE_UNREADABLE", details={"file": str(where or path)}) from None
     return decode(data, where or path)

@@ -3,7 +3,7 @@ import multiprocessing
 import pytest
 
 from bib2graph import curation
-from bib2graph.errors import DataError
+from bib2graph.errors import B2GError, DataError
 
 
 def test_round_trip_and_last_decision_wins(tmp_path):
@@ -50,3 +50,108 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     # disjoint IDs per writer: a lost read-modify-write would drop some of them
     assert sorted(got) == sorted(f"W{i}{k}" for i in range(40) for k in "12")
     assert all(d.decision == ("accept" if d.work_id.endswith("1") else "reject") for d in got.values())
+
+
+# ------------------------------------------------------------------------------------------------
+# Strict reading: a bad line is a DataError naming file and line, and a bad file changes nothing
+
+GOOD = curation.header() + "W1\taccept\n"
+
+
+def _bad(path, data: bytes, code="CURATION_INVALID", line=None):
+    path.write_bytes(data)
+    with pytest.raises(DataError) as info:
+        curation.read(path)
+    err = info.value
+    assert err.code == code and 2 <= err.exit_code <= 5
+    assert err.message.startswith(f"{path}:{line}:" if code == "CURATION_INVALID" else f"{path}: line {line} ")
+    assert err.details["file"] == str(path) and err.details.get("line") == line
+    return err
+
+
+@pytest.mark.parametrize("data, line, says", [
+    (GOOD + "W2\taccept\tr\tby\tat\textra\n", 3, "6 tab-separated cells"),
+    (GOOD + "W2\n", 3, "no decision"),
+    (GOOD + "W2\tmaybe\n", 3, "'maybe'"),
+    (GOOD + "X2\taccept\n", 3, "not an OpenAlex work ID"),
+    (GOOD + "W2x\taccept\n", 3, "not an OpenAlex work ID"),
+    (GOOD + "\taccept\n", 3, "not an OpenAlex work ID"),
+    (GOOD + "W2\treject\n", 3, "without a reason"),
+    (GOOD + "W2\treject\t  \tana\n", 3, "without a reason"),
+    ("work_id\tdecision\treason\n" + "W1\taccept\n", 1, "header"),
+    (GOOD + curation.header(), 3, "not an OpenAlex work ID"),
+    (GOOD + "W2\taccept\t" + "x" * 5000 + "\n", 3, "longer than"),
+])
+def test_bad_line_names_file_and_line(tmp_path, data, line, says):
+    err = _bad(tmp_path / "curation.tsv", data.encode("utf-8"), line=line)
+    assert says in err.message
+
+
+def test_a_work_on_two_lines_names_both(tmp_path):
+    err = _bad(tmp_path / "curation.tsv", (GOOD + "W2\taccept\nhttps://openalex.org/W1\treject\tdup\n").encode(),
+               line=4)
+    assert "line 2" in err.message and err.details["first_line"] == 2
+
+
+def test_tolerated_forms(tmp_path):
+    """BOM, UTF-16, CRLF and lone CR, no header, comments, dropped trailing cells, ID forms, case."""
+    path = tmp_path / "curation.tsv"
+    text = ("# screened by ana\r\n\r\nw1\tACCEPT\r\nhttps://openalex.org/W2\tReject\toff  topic\tana\r\n"
+            "W3\taccept\t\t\t\r")
+    want = {"W1": curation.Decision("W1", "accept"), "W2": curation.Decision("W2", "reject", "off topic", "ana"),
+            "W3": curation.Decision("W3", "accept")}
+    for data in (text.encode("utf-8"), b"\xef\xbb\xbf" + text.encode("utf-8"), text.encode("utf-16"),
+                 (curation.header() + text).encode("utf-8")):
+        path.write_bytes(data)
+        assert curation.read(path) == want
+
+
+def test_undecodable_file_names_line(tmp_path):
+    path = tmp_path / "curation.tsv"
+    err = _bad(path, GOOD.encode() + b"W2\taccept\t\xe9t\xe9\n", code="FILE_ENCODING", line=3)
+    assert err.details["byte"] == len(GOOD.encode()) + 10
+
+
+def test_folder_is_a_data_error(tmp_path):
+    (tmp_path / "curation.tsv").mkdir()
+    with pytest.raises(DataError) as info:
+        curation.read(tmp_path / "curation.tsv")
+    assert info.value.code == "FILE_INVALID" and str(tmp_path / "curation.tsv") in info.value.message
+
+
+def test_a_bad_file_is_left_byte_identical_by_record(tmp_path):
+    path = tmp_path / "curation.tsv"
+    data = (GOOD + "W2\treject\n").encode("utf-16")
+    path.write_bytes(data)
+    with pytest.raises(DataError) as info:
+        curation.record(path, [curation.Decision("W3", "accept")])
+    assert info.value.details["line"] == 3 and path.read_bytes() == data
+
+
+@pytest.mark.parametrize("bad", [curation.Decision("W3", "reject", " \t"), curation.Decision("W3", "maybe"),
+                                 curation.Decision("doi:10.1/x", "accept"), curation.Decision("", "accept")])
+def test_record_refuses_a_bad_decision_and_writes_nothing(tmp_path, bad):
+    path = tmp_path / "curation.tsv"
+    path.write_text(GOOD, encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        curation.record(path, [curation.Decision("W2", "accept"), bad])
+    assert info.value.code == "CURATION_INVALID" and info.value.exit_code == 2
+    assert path.read_text(encoding="utf-8") == GOOD
+
+
+def test_record_writes_short_ids_and_what_it_returns_reads_back(tmp_path):
+    path = tmp_path / "curation.tsv"
+    got = curation.record(path, [curation.Decision("https://openalex.org/W5", "REJECT", "a\u2028b", "ana"),
+                                 curation.Decision("w6", "accept"), curation.Decision("W6", "reject", "no")])
+    assert got == curation.read(path)
+    assert got["W5"] == curation.Decision("W5", "reject", "a b", "ana") and got["W6"].decision == "reject"
+
+
+def test_unreadable_path_is_a_data_error(tmp_path):
+    path = tmp_path / ("x" * 300)  # longer than a file name may be: an OSError other than "missing"
+    with pytest.raises(DataError) as info:
+        curation.read(path)
+    assert info.value.code == "FILE_UNREADABLE" and str(path) in info.value.message
+    with pytest.raises(B2GError) as info:
+        curation.record(path, [curation.Decision("W1", "accept")])
+    assert 2 <= info.value.exit_code <= 5

@@ -22,7 +22,6 @@ kept edge, Σ c_ij rows) is built afterwards by `build_evidence`, only when it h
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterator
 
 import numpy as np
@@ -32,8 +31,8 @@ import pyarrow.compute as pa_compute
 import scipy.sparse as sp
 
 from ..atomic import sha256_file
-from ..errors import DataError
 from ..tables import Bundle
+from ..thesaurus import read_thesaurus
 
 #: OpenAlex's constant topic triple, assigned to ~22M mostly non-English works regardless of content.
 TOPIC_TRIPLE = frozenset({"T14423", "T13154", "T14235"})
@@ -502,24 +501,6 @@ def select_terms(terms: pd.DataFrame, field_name: str) -> tuple[pd.DataFrame, in
     per_work.columns = ["n", "triple"]
     guarded = per_work.index[(per_work["n"] == 3) & (per_work["triple"] == 3)]
     return rows[~rows["work_id"].isin(guarded)], int(len(guarded))
-
-
-def read_thesaurus(path: str | Path) -> pd.DataFrame:
-    """A TSV with header ``term_id<TAB>replace_by``; an empty ``replace_by`` drops the term."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"thesaurus {path} does not exist", code="THESAURUS_MISSING")
-    table = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, comment=None)
-    if list(table.columns[:2]) != ["term_id", "replace_by"]:
-        raise DataError(f"thesaurus {path} must start with the header 'term_id<TAB>replace_by', "
-                        f"found {list(table.columns)!r}", code="THESAURUS_INVALID")
-    table = table[["term_id", "replace_by"]].apply(lambda s: s.str.strip())
-    table = table[table["term_id"] != ""]
-    clashes = table.groupby("term_id")["replace_by"].nunique()
-    if (clashes > 1).any():
-        raise DataError(f"thesaurus {path} maps {clashes.index[clashes > 1][0]!r} to several terms",
-                        code="THESAURUS_INVALID")
-    return table.drop_duplicates("term_id")
 
 
 def apply_thesaurus(rows: pd.DataFrame, thesaurus: pd.DataFrame, all_terms: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,42 @@
+"""Fuzz harnesses (not part of `make test`): `pytest fuzz/` runs each with B2G_FUZZ_EXAMPLES generated
+inputs (default 10,000), derandomized so that a run is repeatable, with no example database."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, event, settings
+
+from bib2graph.errors import B2GError
+
+settings.register_profile("b2g-fuzz", max_examples=int(os.environ.get("B2G_FUZZ_EXAMPLES", "10000")),
+                          derandomize=True, deadline=None, database=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.load_profile("b2g-fuzz")
+
+
+def _typed(call, *args):
+    try:
+        found = call(*args)
+    except B2GError as exc:
+        assert 2 <= exc.exit_code <= 5, f"{type(exc).__name__} {exc.code} exit {exc.exit_code}: {exc}"
+        event(f"{call.__name__}: {exc.code}")
+        return None
+    event(f"{call.__name__}: returned")
+    return found
+
+
+@pytest.fixture(scope="session")
+def typed():
+    """`typed(call, *args)`: what `call` returns, or None when it raised a B2GError with exit code 2..5;
+    any other exception (or another exit code) fails the harness. The outcome is a hypothesis event, so
+    `--hypothesis-show-statistics` shows how often each error code came up."""
+    return _typed
+
+
+@pytest.fixture(scope="session")
+def scratch(tmp_path_factory):
+    """A folder the harnesses write their generated files into (one per session: hypothesis reruns a
+    test many times within one call, so a function-scoped tmp_path would be shared anyway)."""
+    return tmp_path_factory.mktemp("fuzz")
