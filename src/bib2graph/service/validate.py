@@ -49,8 +49,9 @@ def validate_workspace(ws: Workspace) -> Result:
             checked.append({"path": path, "rows": value if isinstance(value, int) else None})
             return value
         except B2GError as exc:
+            where = {k: exc.details[k] for k in ("line", "place") if k in exc.details}
             problems.append({"path": str(exc.details.get("file") or path), "code": exc.code,
-                             "message": exc.message})
+                             "message": exc.message, **where})
             return None
 
     spec = attempt(SPEC_FILE, lambda: check_spec(ws))
