@@ -113,7 +113,7 @@ def pure_python(refs: pd.DataFrame, kind: str) -> float:
 
 def child(size: int, row: str, python_baseline: bool, repeats: int = 5) -> dict:
     from bib2graph import networks
-    from bib2graph.networks.build import BUILDERS
+    from bib2graph.networks.builders import BUILDERS
 
     corpus = synthetic_corpus(size)
     kind, extra = ROWS[row]

@@ -15,12 +15,9 @@ from .helpers import b2g
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("curate")
-    assert b2g("init", str(root)).returncode == 0
-    assert b2g("run", "chain", "--cores", "1", "--workspace", str(root)).returncode == 0
-    return root
+@pytest.fixture
+def ws(demo) -> Path:
+    return demo
 
 
 def _excel_save(rows: list[dict], path: Path) -> None:

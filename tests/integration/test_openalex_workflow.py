@@ -27,6 +27,7 @@ from .helpers import b2g
 pytestmark = pytest.mark.integration
 SEEDS = included_ids(DEMO_LABELS)[:6]
 SHARED_DONNERS = SHARED_DATA / "synergy" / "Donners_2021" / "works_1.zip"
+FAST = {"B2G_OPENALEX_BACKOFF": "0.01", "B2G_OPENALEX_RATE": "0"}  # the loopback server needs no pacing
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def workspace(root: Path, depth: int = 1) -> Path:
 
 def run(root: Path, srv: OpenAlexTestServer, *extra: str):
     return b2g("run", "--cores", "1", "--json", *extra, "--workspace", str(root),
-               env={"B2G_OPENALEX_URL": srv.url, "OPENALEX_API_KEY": "secret-test-key"})
+               env={"B2G_OPENALEX_URL": srv.url, "OPENALEX_API_KEY": "secret-test-key", **FAST})
 
 
 def neighbours(srv: OpenAlexTestServer, works: set[str]) -> set[str]:
@@ -154,7 +155,7 @@ def test_a_run_killed_mid_fetch_finishes_the_same(tmp_path):
     with OpenAlexTestServer(load_works([DEMO_ZIP]), retry_after=0, latency=0.05) as srv:
         root = workspace(tmp_path / "ws")
         env = {**{k: v for k, v in os.environ.items() if not k.startswith("B2G_")},
-               "B2G_OPENALEX_URL": srv.url}
+               "B2G_OPENALEX_URL": srv.url, **FAST}
         proc = subprocess.Popen([sys.executable, "-m", "bib2graph", "run", "--cores", "1", "--workspace",
                                  str(root)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
@@ -192,37 +193,42 @@ def test_plan_prices_the_run_from_the_store_without_asking(tmp_path, server):
     assert data["cost_usd"] > 0
 
 
-def test_monitor_reports_exactly_the_new_citing_works_then_none(tmp_path, server):
+def test_the_first_monitor_after_a_build_reports_what_the_review_has_not_met_then_nothing(tmp_path, server):
     root = workspace(tmp_path / "ws")
-    env = {"B2G_OPENALEX_URL": server.url}
+    env = {"B2G_OPENALEX_URL": server.url, **FAST}
     assert run(root, server).returncode == 0
-    first = b2g("monitor", "--json", "--workspace", str(root), env=env)
-    assert first.returncode == 0, first.stderr[-2000:]
-    baseline = first.envelope["data"]
-    assert baseline["new"] == 0 and baseline["baseline"] > 0  # what already cites the corpus is not news
-    assert b2g("monitor", "--json", "--workspace", str(root), env=env).envelope["data"]["new"] == 0
     corpus = sorted(read_table(root / "results/corpus/works.parquet", BUNDLE_TABLES["works"]).work_id)
+    met = set(read_table(root / "results/chain/candidates.parquet", CANDIDATES).work_id) | \
+        set(read_table(root / "results/chain/pool/works.parquet", BUNDLE_TABLES["works"]).work_id)
     template = load_works([SHARED_DONNERS])[:2]
     newcomers = []
-    for n, work in enumerate(template):
+    for n, work in enumerate(template):   # appear after the build, each citing one corpus work
         work = copy.deepcopy(work)
         work["id"] = f"https://openalex.org/W490000000{n}"
         work["referenced_works"] = [f"https://openalex.org/{corpus[n]}", *work["referenced_works"][:3]]
         newcomers.append(work)
     server.add_works(newcomers)
-    found = b2g("monitor", "--json", "--workspace", str(root), env=env)
-    assert found.returncode == 0, found.stderr[-2000:]
-    data = found.envelope["data"]
-    assert data["new_ids"] == ["W4900000000", "W4900000001"] and data["pending"] == 2
-    delta = json.loads(Path(data["report"]).read_text(encoding="utf-8"))
-    assert [w["cites"] for w in delta["new"]] == [[corpus[0]], [corpus[1]]]
+    universe = {short_id(w["id"]): w for w in load_works([DEMO_ZIP]) + newcomers}
+    citing = {wid for wid, w in universe.items() if {short_id(r) for r in w.get("referenced_works") or []} & set(corpus)}
+
+    first = b2g("monitor", "--json", "--workspace", str(root), env=env)
+    assert first.returncode == 0, first.stderr[-2000:]
+    data = first.envelope["data"]
+    assert {"W4900000000", "W4900000001"} <= set(data["new_ids"])
+    assert set(data["new_ids"]) == citing - met   # every citer the review had not met, and only those
+    assert data["pending"] == len(data["new_ids"])
+    delta = {w["work_id"]: w["cites"] for w in json.loads(Path(data["report"]).read_text(encoding="utf-8"))["new"]}
+    assert delta["W4900000000"] == [corpus[0]] and delta["W4900000001"] == [corpus[1]]
+
     again = b2g("monitor", "--json", "--workspace", str(root), env=env)
-    assert again.envelope["data"]["new"] == 0
+    assert again.envelope["data"]["new"] == 0 and again.envelope["data"]["pending"] == len(data["new_ids"])
     rerun = run(root, server)
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     screening = read_table(root / "results/corpus/screening.parquet", SCREENING).set_index("work_id")
     assert screening.loc["W4900000000", "origin"] == "monitor" and screening.loc["W4900000000", "included"]
     assert screening.loc["W4900000001", "via"] == f"monitor: {corpus[1]}"
+    after = b2g("monitor", "--json", "--workspace", str(root), env=env)   # the corpus grew: its new citers
+    assert after.returncode == 0 and not set(after.envelope["data"]["new_ids"]) & set(data["new_ids"])
 
 
 def test_seeding_from_bibtex_and_query_reports_what_does_not_resolve(tmp_path, server):

@@ -14,15 +14,8 @@ from .helpers import b2g, tree_state
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def ws(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("snap")
-    assert b2g("init", str(root)).returncode == 0
-    assert b2g("run", "--cores", "2", "--workspace", str(root)).returncode == 0
-    return root
-
-
-def test_two_snapshots_diff_and_restore(ws):
+def test_two_snapshots_diff_and_restore(demo):
+    ws = demo
     first = b2g("snapshot", "--name", "before", "--json", "--workspace", str(ws)).envelope["data"]
     assert first["created"]
     again = b2g("snapshot", "--name", "before", "--json", "--workspace", str(ws)).envelope
@@ -54,6 +47,7 @@ def test_two_snapshots_diff_and_restore(ws):
     assert victim in set(nodes.node_id)
 
 
-def test_unknown_snapshot_is_a_data_error(ws):
+def test_unknown_snapshot_is_a_data_error(built_demo):
+    ws = built_demo
     call = b2g("snapshot", "diff", "nope", "nada", "--json", "--workspace", str(ws))
     assert call.returncode == 2 and call.envelope["error"]["code"] == "UNKNOWN_SNAPSHOT"

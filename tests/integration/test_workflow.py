@@ -16,26 +16,22 @@ from bib2graph.tables import BUNDLE_TABLES, SCREENING, read_table
 from .helpers import b2g, ran_rules, tree_state
 
 pytestmark = pytest.mark.integration
+INIT_CREATED = [".gitignore", "config/curation.tsv", "config/research.yaml", "profiles/default/config.yaml",
+                "profiles/slurm/config.yaml"]
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("review")
-    init = b2g("init", str(root), "--json")
-    assert init.returncode == 0, init.stderr
-    assert init.envelope["data"]["created"] == [".gitignore", "config/curation.tsv", "config/research.yaml",
-                                                "profiles/default/config.yaml", "profiles/slurm/config.yaml"]
-    first = b2g("run", "--cores", "2", "--json", "--workspace", str(root))
-    assert first.returncode == 0, first.stderr[-3000:]
-    assert first.envelope["ok"] is True
-    return root
+def test_init_writes_the_spec_curation_file_and_profiles(tmp_path):
+    call = b2g("init", str(tmp_path / "review"), "--json")
+    assert call.returncode == 0, call.stderr
+    assert call.envelope["data"]["created"] == INIT_CREATED
 
 
 def _nodes(root: Path, kind: str) -> set[str]:
     return set(read_table(root / f"results/networks/{kind}/nodes.parquet", NODES).node_id)
 
 
-def test_every_network_matches_its_metrics_and_the_corpus_is_there(workspace):
+def test_every_network_matches_its_metrics_and_the_corpus_is_there(built_demo):
+    workspace = built_demo
     for kind in KINDS:
         folder = workspace / "results" / "networks" / kind
         metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
@@ -55,7 +51,8 @@ def test_every_network_matches_its_metrics_and_the_corpus_is_there(workspace):
     assert all(not Path(p).is_absolute() for p in manifest["inputs"])
 
 
-def test_second_run_does_nothing(workspace):
+def test_second_run_does_nothing(demo):
+    workspace = demo
     before = tree_state(workspace / "results")
     again = b2g("run", "--cores", "2", "--workspace", str(workspace))
     assert again.returncode == 0, again.stderr[-2000:]
@@ -63,7 +60,8 @@ def test_second_run_does_nothing(workspace):
     assert tree_state(workspace / "results") == before
 
 
-def test_status_is_one_json_line_and_names_the_stale_network(workspace):
+def test_status_is_one_json_line_and_names_the_stale_network(demo):
+    workspace = demo
     status = b2g("status", "--json", "--workspace", str(workspace))
     assert status.returncode == 0, status.stderr
     env = status.envelope
@@ -96,7 +94,8 @@ def test_status_is_one_json_line_and_names_the_stale_network(workspace):
             .envelope["data"]["jobs"]} == {"complete"}
 
 
-def test_reject_reruns_corpus_onward_and_accept_restores(workspace):
+def test_reject_reruns_corpus_onward_and_accept_restores(demo):
+    workspace = demo
     coupling = _nodes(workspace, "coupling")
     citation = _nodes(workspace, "citation")
     victim = sorted(coupling & citation)[0]
@@ -126,7 +125,8 @@ def test_reject_reruns_corpus_onward_and_accept_restores(workspace):
     assert _nodes(workspace, "coupling") == coupling
 
 
-def test_unknown_id_records_nothing(workspace):
+def test_unknown_id_records_nothing(demo):
+    workspace = demo
     curation = workspace / "config/curation.tsv"
     before = curation.read_bytes()
     call = b2g("reject", "W1", "W999999999999", "--reason", "x", "--json", "--workspace", str(workspace))
@@ -139,7 +139,8 @@ def test_unknown_id_records_nothing(workspace):
     (lambda s: s["networks"]["coupling"].update(min_wieght=2), "min_wieght", "networks.coupling.min_wieght"),
     (lambda s: s["chain"].update(depth="two"), "depth", "chain.depth"),
 ])
-def test_bad_spec_exits_2_and_changes_nothing(workspace, edit, key, place):
+def test_bad_spec_exits_2_and_changes_nothing(demo, edit, key, place):
+    workspace = demo
     spec_path = workspace / "config/research.yaml"
     original = spec_path.read_text(encoding="utf-8")
     spec = yaml.safe_load(original)

@@ -15,7 +15,7 @@ import pytest
 
 from bib2graph.errors import DataError
 from bib2graph.networks import DEFAULTS, KINDS, NORMALIZATIONS, Network, build, edge_evidence, resolve_params
-from bib2graph.networks.build import EVIDENCE_VIA, TOPIC_TRIPLE, cooccurrence, pairs_within_groups
+from bib2graph.networks.builders import EVIDENCE_VIA, TOPIC_TRIPLE, cooccurrence, pairs_within_groups
 from bib2graph.networks.communities import canonical
 from bib2graph.networks.schema import EDGES, NODES
 from bib2graph.sources.files import read_work_objects
@@ -27,7 +27,7 @@ SEP = ROOT / "src/bib2graph/data/synergy/Sep_2021/works_1.zip"
 DONNERS = Path("/work/shared/data/synergy/Donners_2021/works_1.zip")
 API = Path("/work/shared/data/openalex-api/extracted")
 FAST = {"stability_runs": 1}
-build_module = importlib.import_module("bib2graph.networks.build")   # `networks.build` is the function
+build_module = importlib.import_module("bib2graph.networks.builders")
 
 
 def _load(path: Path):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..tables import Bundle
-from .build import select_terms
+from .builders import select_terms
 
 TOP_NODES = 5
 TOP_TERMS = 5

@@ -22,7 +22,7 @@ import igraph as ig
 import numpy as np
 import pandas as pd
 
-from .build import round_sig
+from .builders import round_sig
 from .communities import seeded, undirected
 from .graph import igraph_from_codes
 

@@ -1,0 +1,33 @@
+"""One demo workspace built per test session (`b2g init` + a full `b2g run`), copied for each test that
+needs a built review: a copy keeps file times and Snakemake's records, so it is as built as the original."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .helpers import b2g
+
+
+@pytest.fixture(scope="session")
+def built_demo(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("built") / "review"
+    init = b2g("init", str(root), "--json")
+    assert init.returncode == 0, init.stderr
+    run = b2g("run", "--cores", "2", "--json", "--workspace", str(root))
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.envelope["ok"] is True
+    return root
+
+
+def copy_workspace(source: Path, target: Path) -> Path:
+    shutil.copytree(source, target, symlinks=True)
+    return target
+
+
+@pytest.fixture
+def demo(built_demo, tmp_path) -> Path:
+    """A private copy of the built demo workspace."""
+    return copy_workspace(built_demo, tmp_path / "review")
