@@ -220,11 +220,11 @@ SKIP_CASES = {
     "bad line": ("w.jsonl", lambda p, w: p.write_text(jsonl(w[:1]) + "{oops\n" + jsonl(w[1:2])),
                  "line 2", "not valid JSON"),
     "array line": ("w.jsonl", lambda p, w: p.write_text(jsonl(w[:2]) + "[1, 2]\n"), "line 3",
-                   "not a JSON object but list"),
+                   "not a JSON object but an array"),
     "deep line": ("w.jsonl", lambda p, w: p.write_text(jsonl(w[:2]) + "[" * 100_000 + "]" * 100_000 + "\n"),
                   "line 3", "nested too deeply"),
     "array item": ("w.json", lambda p, w: p.write_text(json.dumps([w[0], "W5", w[1]])), "record 2",
-                   "not a JSON object but str"),
+                   "not a JSON object but a string"),
     "no id": ("w.json", lambda p, w: p.write_text(json.dumps([w[0], {**w[1], "id": 7, "ids": {}}])),
               "record 2", "without a usable `id`"),
     "surrogate": ("w.jsonl", lambda p, w: p.write_text(jsonl(w[:1]) + jsonl(w[1:2]).replace(

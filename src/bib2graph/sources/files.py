@@ -39,6 +39,8 @@ _DAMAGED = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImpleme
             UnicodeDecodeError)
 # A "\uD800"-"\uDFFF" escape in JSON text: the record may hold a lone surrogate to repair.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean",
+               type(None): "null"}
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ def read_work_objects(path: str | Path, name: str | None = None,
             count += 1
             yield item
     if not count:
-        skips.add(name, "", "holds no works")
+        skips.add(name, "", "holds no works (no JSON object with a usable `id`)")
 
 
 def _items(path: Path, name: str, skips: Skips) -> Iterator[tuple[_Part, str, Any, bool]]:
@@ -178,7 +180,7 @@ def _accepted(part: _Part, place: str, item: Any, escaped: bool, skips: Skips) -
     """Whether `item` is a usable Work object; what is not is skipped, a lone surrogate repaired."""
     where = part.where(place)
     if not isinstance(item, dict):
-        skips.add(part.file, where, f"not a JSON object but {type(item).__name__}; skipped")
+        skips.add(part.file, where, f"not a JSON object but {_JSON_TYPES[type(item)]}; skipped")
         return False
     if not work_id(item):
         skips.add(part.file, where, "a work without a usable `id`; skipped")
