@@ -123,6 +123,15 @@ def test_broken_bibtex_blocks_are_skipped_with_their_line(tmp_path):
     assert "field-value closing" in where[2][1]
 
 
+def test_a_doi_nested_too_deeply_for_latex_skips_its_entry(tmp_path):
+    path = tmp_path / "deep.bib"
+    path.write_text("@article{b, doi = {10.1/b}}\n@article{a, doi = {" + "{" * 1000 + "10.1/x" + "}" * 1000 + "}}\n",
+                    encoding="utf-8")
+    found, _ = entries(path, "deep.bib")
+    assert [e.key for e in found] == ["b"]
+    assert skipped(path, "deep.bib") == [("line 2", "BibTeX `doi` or `url` nested too deeply to read; skipped")]
+
+
 def test_undecodable_and_empty_seed_files(tmp_path):
     bad = tmp_path / "bad.bib"
     bad.write_bytes(b"@article{a,\n title = {caf\xe9}}\n")

@@ -225,13 +225,17 @@ def _bibtex_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
     for block in library.failed_blocks:
         skips.add(name, f"line {block.start_line + 1}", f"BibTeX block not read ({_bibtex_failure(block)}); "
                   "skipped")
-    entries = []
-    for entry in library.entries:
-        fields = {f.key.lower(): str(f.value) for f in entry.fields}
+    return [e for e in (_bibtex_entry(entry, name, skips) for entry in library.entries) if e]
+
+
+def _bibtex_entry(entry: Any, name: str, skips: Skips) -> SeedEntry | None:
+    fields = {f.key.lower(): str(f.value) for f in entry.fields}
+    try:
         doi = normalize_doi(_latex_text(fields.get("doi", ""))) or _url_doi(fields.get("url", ""))
-        entries.append(SeedEntry(key=entry.key, work_id=short_id(fields.get("openalex")), doi=doi,
-                                 title=fields.get("title")))
-    return entries
+    except RecursionError:
+        skips.add(name, f"line {entry.start_line + 1}", "BibTeX `doi` or `url` nested too deeply to read; skipped")
+        return None
+    return SeedEntry(key=entry.key, work_id=short_id(fields.get("openalex")), doi=doi, title=fields.get("title"))
 
 
 def _bibtex_failure(block: Any) -> str:
