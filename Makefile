@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench clean
+.PHONY: demo test fuzz bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# Generated inputs for the file readers, outside `make test`; B2G_FUZZ_EXAMPLES per harness (default 10000).
+fuzz: $(STAMP)
+	$(BIN)/python -m pytest fuzz -q -p no:cacheprovider
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

@@ -14,8 +14,9 @@ from typing import Any, Protocol
 import pandas as pd
 
 from .errors import DataError
-from .sources.files import read_seed_entries
 from .ids import normalize_doi, short_id
+from .skips import Skips
+from .sources.files import read_seed_entries
 from .tables import SEEDS, conform
 
 
@@ -32,9 +33,11 @@ class SeedResult:
 
 
 def resolve_seeds(source: SeedSource, seed_spec: dict[str, Any], seed_files: list[Path],
-                  file_names: list[str]) -> SeedResult:
-    """Resolve the query, IDs, DOIs and seed-file entries; each seed keeps the first way it was found."""
-    entries = [(name, entry) for path, name in zip(seed_files, file_names) for entry in read_seed_entries(path)]
+                  file_names: list[str], skips: Skips | None = None) -> SeedResult:
+    """Resolve the query, IDs, DOIs and seed-file entries; each seed keeps the first way it was found.
+    Seed-file entries that cannot be read go to `skips`, naming each file as `file_names` does."""
+    entries = [(name, entry) for path, name in zip(seed_files, file_names)
+               for entry in read_seed_entries(path, name, skips)]
     ids = [short_id(x) or x for x in seed_spec.get("ids", [])] + [e.work_id for _, e in entries if e.work_id]
     dois = [normalize_doi(x) for x in seed_spec.get("dois", [])] + [e.doi for _, e in entries if e.doi]
     known = source.known_ids(sorted(set(ids)))

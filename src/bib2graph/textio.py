@@ -8,7 +8,9 @@ that the person can re-save the file as UTF-8 instead of guessing why "0 entries
 from __future__ import annotations
 
 import codecs
+from itertools import chain
 from pathlib import Path
+from typing import BinaryIO, Iterator
 
 from .errors import DataError
 
@@ -33,9 +35,31 @@ def decode(data: bytes, where: str | Path) -> str:
     except UnicodeDecodeError as exc:
         offset = skip + exc.start
         line = data[:offset].count(b"\n" if codec == "utf-8" else "\n".encode(codec)) + 1
-        raise DataError(f"{where}: line {line} (byte {offset}) is not valid {codec.upper()} ({exc.reason}); "
-                        "save the file as UTF-8", code="FILE_ENCODING",
-                        details={"file": str(where), "line": line, "byte": offset, "encoding": codec}) from None
+        raise _undecodable(where, line, offset, codec, exc.reason) from None
+
+
+def lines(stream: BinaryIO, where: str | Path) -> Iterator[str]:
+    """The lines of a binary stream without their line ends, decoded as `decode` decodes; UTF-8 is read a
+    line at a time, so that a huge JSON Lines file is never held whole in memory."""
+    first = stream.readline()
+    codec, skip = detect(first)
+    if codec != "utf-8":  # UTF-16/32 lines cannot be split on the byte b"\n": rare enough to decode whole
+        yield from (line.rstrip("\r") for line in decode(first + stream.read(), where).split("\n"))
+        return
+    offset = skip
+    for number, raw in enumerate(chain([first[skip:]], stream), 1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _undecodable(where, number, offset + exc.start, codec, exc.reason) from None
+        offset += len(raw)
+        yield text.rstrip("\r\n")
+
+
+def _undecodable(where: str | Path, line: int, offset: int, codec: str, reason: str) -> DataError:
+    return DataError(f"{where}: line {line} (byte {offset}) is not valid {codec.upper()} ({reason}); "
+                     "save the file as UTF-8", code="FILE_ENCODING",
+                     details={"file": str(where), "line": line, "byte": offset, "encoding": codec})
 
 
 def read_text(path: str | Path, where: str | Path | None = None) -> str:

@@ -1,8 +1,11 @@
 """Reading works and seed lists from local files.
 
 OpenAlex Work objects come as `.json` (one object, an array, or a list response ``{"results": […]}``),
-`.jsonl` / `.jsonl.gz` (one object a line), or a `.zip` holding any of those (members read in name
-order). BibTeX and RIS files give seed DOIs: entries without a DOI are reported by key, not dropped.
+`.jsonl` (one object a line), either of them gzipped, or a `.zip` holding any of those (members read in
+name order, one at a time; JSON Lines a line at a time). A file that cannot be read as a whole (a
+damaged archive, undecodable bytes, a `.json` that is not JSON) is a DataError naming it and the member
+or line; a record the reader can do without is passed over and reported to `skips` with its place.
+BibTeX and RIS files give seed DOIs: entries without a DOI are reported by key by the seeding.
 """
 
 from __future__ import annotations
@@ -10,75 +13,181 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import lzma
+import re
 import zipfile
+import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
+from urllib.parse import unquote
 
+from .. import textio
 from ..errors import DataError
 from ..ids import normalize_doi, short_id
+from ..skips import Skips
+from .records import scrub_surrogates, work_doi, work_id, work_title
 
-WORK_SUFFIXES = (".json", ".jsonl", ".jsonl.gz", ".json.gz", ".zip")
+MEMBER_SUFFIXES = (".json", ".jsonl", ".json.gz", ".jsonl.gz")
+WORK_SUFFIXES = MEMBER_SUFFIXES + (".zip",)
+
+# What a damaged, truncated or unsupported archive or compressed stream raises while it is read (a
+# UnicodeDecodeError: a member name flagged UTF-8 that is not).
+_DAMAGED = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError, OSError,
+            UnicodeDecodeError)
+# A "\uD800"-"\uDFFF" escape in JSON text: the record may hold a lone surrogate to repair.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean",
+               type(None): "null"}
 
 
-def _objects_from_json_text(text: str, where: str) -> Iterator[dict[str, Any]]:
+@dataclass(frozen=True)
+class _Part:
+    """A works file, or one member of a zip: how errors and skips name it."""
+
+    file: str
+    member: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.file}, member {self.member}" if self.member else self.file
+
+    def where(self, place: str) -> str:
+        return ", ".join(p for p in (self.member and f"member {self.member}", place) if p)
+
+    def details(self, **more: Any) -> dict[str, Any]:
+        return {"file": self.file, **({"member": self.member} if self.member else {}), **more}
+
+    def error(self, message: str, code: str = "FILE_INVALID", **details: Any) -> DataError:
+        return DataError(f"{self.label}: {message}", code=code, details=self.details(**details))
+
+    def restate(self, exc: DataError) -> DataError:
+        """`exc` (raised naming `label`) with this part's file and member in its details."""
+        return DataError(exc.message, code=exc.code, details={**exc.details, **self.details()})
+
+
+@contextmanager
+def _readable(part: _Part) -> Iterator[None]:
+    """A damaged archive or compressed stream is a DataError naming the file (and member), and so is
+    undecodable text, whose error gets the file and member into its details."""
+    try:
+        yield
+    except _DAMAGED as exc:
+        raise part.error(f"damaged, truncated or unsupported data, cannot be read ({exc or type(exc).__name__})",
+                         code="FILE_CORRUPT") from None
+    except DataError as exc:
+        if exc.code != "FILE_ENCODING":
+            raise
+        raise part.restate(exc) from None
+
+
+def read_work_objects(path: str | Path, name: str | None = None,
+                      skips: Skips | None = None) -> Iterator[dict[str, Any]]:
+    """Yield the OpenAlex Work objects stored in one file; `name` is how messages name it (default: the
+    path). Records without a usable ID, and repairs, go to `skips`, as does a file holding no works."""
+    path, name = Path(path), str(path) if name is None else name
+    skips = Skips() if skips is None else skips
+    if not path.is_file():
+        raise DataError(f"source file {name} does not exist", code="FILE_MISSING", details={"file": name})
+    count = 0
+    for part, place, item, escaped in _items(path, name, skips):
+        if _accepted(part, place, item, escaped, skips):
+            count += 1
+            yield item
+    if not count:
+        skips.add(name, "", "holds no works (no JSON object with a usable `id`)")
+
+
+def _items(path: Path, name: str, skips: Skips) -> Iterator[tuple[_Part, str, Any, bool]]:
+    """(part, place, parsed value, whether its text held a surrogate escape) for every record."""
+    lowered, part = path.name.lower(), _Part(name)
+    if lowered.endswith(".zip"):
+        with _readable(part), zipfile.ZipFile(path) as archive:
+            for info in sorted(archive.infolist(), key=lambda i: i.filename):
+                yield from _member_items(archive, info, name, skips)
+    elif lowered.endswith(MEMBER_SUFFIXES):
+        with _readable(part), path.open("rb") as stream:
+            yield from _stream_items(part, lowered, stream, skips)
+    else:
+        raise part.error(f"unknown kind of works file (expected one of {', '.join(WORK_SUFFIXES)})")
+
+
+def _member_items(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str,
+                  skips: Skips) -> Iterator[tuple[_Part, str, Any, bool]]:
+    lowered, part = info.filename.lower(), _Part(name, info.filename)
+    if info.is_dir():
+        return
+    if not lowered.endswith(MEMBER_SUFFIXES) or lowered.startswith("__macosx/"):
+        skips.add(name, f"member {info.filename}",
+                  f"not a works file (expected one of {', '.join(MEMBER_SUFFIXES)}); ignored")
+        return
+    if info.flag_bits & 0x1:
+        raise part.error("is encrypted; store the works without a password", code="FILE_CORRUPT")
+    with _readable(part), archive.open(info) as stream:
+        yield from _stream_items(part, lowered, stream, skips)
+
+
+def _stream_items(part: _Part, lowered: str, stream: IO[bytes],
+                  skips: Skips) -> Iterator[tuple[_Part, str, Any, bool]]:
+    if lowered.endswith(".gz"):
+        with gzip.open(stream) as unzipped:
+            yield from _stream_items(part, lowered[:-3], unzipped, skips)
+    elif lowered.endswith(".jsonl"):
+        yield from _jsonl_items(part, stream, skips)
+    else:
+        yield from _json_items(part, stream.read())
+
+
+def _jsonl_items(part: _Part, stream: IO[bytes], skips: Skips) -> Iterator[tuple[_Part, str, Any, bool]]:
+    for number, line in enumerate(textio.lines(stream, part.label), 1):
+        if line.strip():
+            try:
+                value = json.loads(line)
+            except (ValueError, RecursionError) as exc:
+                skips.add(part.file, part.where(f"line {number}"), f"not valid JSON ({_why(exc)}); skipped")
+                continue
+            yield part, f"line {number}", value, bool(_SURROGATE_ESCAPE.search(line))
+
+
+def _json_items(part: _Part, data: bytes) -> Iterator[tuple[_Part, str, Any, bool]]:
+    text = textio.decode(data, part.label)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DataError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno})", code="FILE_INVALID") from None
+        raise part.error(f"line {exc.lineno}: not valid JSON ({exc.msg})", line=exc.lineno) from None
+    except (ValueError, RecursionError) as exc:
+        raise part.error(f"not valid JSON ({_why(exc)})") from None
     if isinstance(value, dict) and isinstance(value.get("results"), list):
         value = value["results"]
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, list):
-        raise DataError(f"{where}: expected a Work object, an array of them or {{\"results\": [...]}}",
-                        code="FILE_INVALID")
-    for item in value:
-        if isinstance(item, dict):
-            yield item
+        raise part.error("expected a Work object, an array of them or {\"results\": [...]}")
+    escaped = bool(_SURROGATE_ESCAPE.search(text))
+    for number, item in enumerate(value, 1):
+        yield part, f"record {number}", item, escaped
 
 
-def _objects_from_jsonl(text: str, where: str) -> Iterator[dict[str, Any]]:
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{where}:{lineno}: not valid JSON ({exc.msg})", code="FILE_INVALID") from None
-            if isinstance(item, dict):
-                yield item
+def _why(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
 
 
-def _objects_from_bytes(name: str, data: bytes, where: str) -> Iterator[dict[str, Any]]:
-    lowered = name.lower()
-    if lowered.endswith(".gz"):
-        data = gzip.decompress(data)
-        lowered = lowered[:-3]
-    text = data.decode("utf-8-sig")
-    if lowered.endswith(".jsonl"):
-        yield from _objects_from_jsonl(text, where)
-    elif lowered.endswith(".json"):
-        yield from _objects_from_json_text(text, where)
-
-
-def read_work_objects(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Yield the OpenAlex Work objects stored in one file."""
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"source file {path} does not exist", code="FILE_MISSING")
-    if path.suffix.lower() == ".zip":
-        try:
-            with zipfile.ZipFile(path) as archive:
-                for member in sorted(archive.namelist()):
-                    if not member.endswith("/"):
-                        yield from _objects_from_bytes(member, archive.read(member), f"{path}!{member}")
-        except zipfile.BadZipFile:
-            raise DataError(f"{path}: not a readable zip archive", code="FILE_INVALID") from None
-        return
-    if not path.name.lower().endswith(WORK_SUFFIXES):
-        raise DataError(f"{path}: unknown kind of works file (expected one of {', '.join(WORK_SUFFIXES)})",
-                        code="FILE_INVALID")
-    yield from _objects_from_bytes(path.name, path.read_bytes(), str(path))
+def _accepted(part: _Part, place: str, item: Any, escaped: bool, skips: Skips) -> bool:
+    """Whether `item` is a usable Work object; what is not is skipped, a lone surrogate repaired."""
+    where = part.where(place)
+    if not isinstance(item, dict):
+        skips.add(part.file, where, f"not a JSON object but {_JSON_TYPES[type(item)]}; skipped")
+        return False
+    if not work_id(item):
+        skips.add(part.file, where, "a work without a usable `id`; skipped")
+        return False
+    if escaped and (repaired := scrub_surrogates(item)):
+        skips.add(part.file, where, f"{repaired} lone UTF-16 surrogate(s) replaced by U+FFFD")
+    return True
 
 
 @dataclass(frozen=True)
@@ -91,40 +200,125 @@ class SeedEntry:
     title: str | None
 
 
-def read_seed_entries(path: str | Path) -> list[SeedEntry]:
-    """Seed entries from BibTeX (.bib), RIS (.ris) or OpenAlex JSON files."""
-    path = Path(path)
+def read_seed_entries(path: str | Path, name: str | None = None, skips: Skips | None = None) -> list[SeedEntry]:
+    """Seed entries from BibTeX (.bib), RIS (.ris) or OpenAlex JSON files; `name` is how messages name
+    the file (default: the path). Entries that cannot be read go to `skips`."""
+    path, name = Path(path), str(path) if name is None else name
+    skips = Skips() if skips is None else skips
     if not path.is_file():
-        raise DataError(f"seed file {path} does not exist", code="FILE_MISSING")
+        raise DataError(f"seed file {name} does not exist", code="FILE_MISSING", details={"file": name})
     suffix = path.suffix.lower()
-    if suffix == ".bib":
-        return _bibtex_entries(path)
-    if suffix == ".ris":
-        return _ris_entries(path)
-    return [SeedEntry(key=short_id(w.get("id")) or "", work_id=short_id(w.get("id")),
-                      doi=normalize_doi(w.get("doi")), title=w.get("title"))
-            for w in read_work_objects(path)]
+    if suffix in (".bib", ".ris"):
+        reader = _bibtex_entries if suffix == ".bib" else _ris_entries
+        entries = reader(textio.read_text(path, name), name, skips)
+        if not entries:
+            skips.add(name, "", "holds no entries")
+        return entries
+    return [SeedEntry(key=work_id(w) or "", work_id=work_id(w), doi=work_doi(w), title=work_title(w))
+            for w in read_work_objects(path, name, skips)]
 
 
-def _bibtex_entries(path: Path) -> list[SeedEntry]:
+def _bibtex_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
     import bibtexparser
 
-    library = bibtexparser.parse_string(path.read_text(encoding="utf-8-sig", errors="replace"))
+    library = bibtexparser.parse_string(text)
+    for block in library.failed_blocks:
+        skips.add(name, f"line {block.start_line + 1}", f"BibTeX block not read ({_bibtex_failure(block)}); "
+                  "skipped")
+    return [e for e in (_bibtex_entry(entry, name, skips) for entry in library.entries) if e]
+
+
+def _bibtex_entry(entry: Any, name: str, skips: Skips) -> SeedEntry | None:
+    fields = {f.key.lower(): str(f.value) for f in entry.fields}
+    try:
+        doi = normalize_doi(_latex_text(fields.get("doi", ""))) or _url_doi(fields.get("url", ""))
+    except RecursionError:
+        skips.add(name, f"line {entry.start_line + 1}", "BibTeX `doi` or `url` nested too deeply to read; skipped")
+        return None
+    return SeedEntry(key=entry.key, work_id=short_id(fields.get("openalex")), doi=doi, title=fields.get("title"))
+
+
+def _bibtex_failure(block: Any) -> str:
+    from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock
+
+    if isinstance(block, DuplicateBlockKeyBlock):
+        return f"duplicate key {block.key!r}"
+    if isinstance(block, DuplicateFieldKeyBlock):
+        return f"duplicate field(s) {', '.join(sorted(block.duplicate_keys))}"
+    error = block.error
+    return (getattr(error, "abort_reason", None) or str(error) or type(error).__name__).strip()
+
+
+@cache
+def _latex_decoder() -> Any:
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text()
+
+
+def _latex_text(value: str) -> str:
+    """LaTeX to text: ``10.1000/a\\_b`` and ``{10.1000/ab}`` become DOIs."""
+    return _latex_decoder().latex_to_text(value) if value else value
+
+
+def _url_doi(url: str) -> str | None:
+    """The DOI of a doi.org URL (percent-escapes decoded first, since LaTeX reads `%` as a comment)."""
+    return normalize_doi(_latex_text(unquote(url)))
+
+
+def _ris_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
     entries = []
-    for entry in library.entries:
-        fields = {f.key.lower(): str(f.value) for f in entry.fields}
-        entries.append(SeedEntry(key=entry.key, work_id=short_id(fields.get("openalex")),
-                                 doi=normalize_doi(fields.get("doi")), title=fields.get("title")))
+    for number, (line, lines) in enumerate(_ris_records(text, name, skips), 1):
+        record = _ris_record(lines, name, line, skips)
+        if record is not None:
+            doi = normalize_doi(record.get("doi")) or next(
+                (d for d in (_url_doi(u) for u in record.get("urls", [])) if d), None)
+            entries.append(SeedEntry(key=str(record.get("id") or f"record {number}"), work_id=None, doi=doi,
+                                     title=record.get("title") or record.get("primary_title")))
     return entries
 
 
-def _ris_entries(path: Path) -> list[SeedEntry]:
+def _ris_records(text: str, name: str, skips: Skips) -> Iterator[tuple[int, list[str]]]:
+    """(first line, lines) of each TY … ER record; stray text, unknown tags and records without ER are
+    reported to `skips`. Lines end as universal newlines say (a lone CR too, as some exports write)."""
     import rispy
 
-    text = path.read_text(encoding="utf-8-sig", errors="replace")
-    entries = []
-    for number, record in enumerate(rispy.load(io.StringIO(text)), 1):
-        key = record.get("id") or f"record {number}"
-        title = record.get("title") or record.get("primary_title")
-        entries.append(SeedEntry(key=str(key), work_id=None, doi=normalize_doi(record.get("doi")), title=title))
-    return entries
+    parser = rispy.RisParser()
+    lines = io.StringIO(text, newline=None).read().split("\n")
+    tags = [parser.parse_line(line)[0] for line in lines]
+    if "TY" not in tags and text.strip():
+        raise DataError(f"{name}: not a RIS file (no record starts with a `TY  - ` line)", code="FILE_INVALID",
+                        details={"file": name})
+    record: list[str] | None = None
+    start, unknown = 0, set()
+    for number, (line, tag) in enumerate(zip(lines, tags), 1):
+        if tag == "TY":
+            if record is not None:
+                skips.add(name, f"line {start}", f"RIS record without ER (a new one starts at line {number}); "
+                          "skipped")
+            record, start = [line], number
+        elif record is None:
+            if line.strip():
+                skips.add(name, f"line {number}", "text outside a RIS record (TY … ER); ignored")
+        elif tag == "ER":
+            yield start, record + [line]
+            record = None
+        elif tag is not None and tag not in parser.mapping:
+            if tag not in unknown:
+                unknown.add(tag)
+                skips.add(name, f"line {number}", f"unknown RIS tag {tag} (first seen here); every {tag} line "
+                          "is ignored")
+        else:
+            record.append(line)
+    if record is not None:
+        skips.add(name, f"line {start}", "RIS record without ER at the end of the file; skipped")
+
+
+def _ris_record(lines: list[str], name: str, line: int, skips: Skips) -> dict[str, Any] | None:
+    import rispy
+
+    try:
+        return rispy.RisParser(skip_unknown_tags=True).parse_lines(iter(lines))[0]
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        skips.add(name, f"line {line}", f"RIS record not read ({type(exc).__name__}: {exc}); skipped")
+        return None

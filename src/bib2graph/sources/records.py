@@ -3,108 +3,232 @@
 Accepts both the 2023 schema (`host_venue`, `concepts`, no `keywords`/`topics`) and the current one
 (`primary_location`, `topics`, `keywords`). IDs are shortened (``https://openalex.org/W1`` → ``W1``),
 DOIs are bare and lower-case (``10.1/x``), and the abstract is rebuilt from its inverted index.
+
+Work objects come from files people hand over, so any field may hold any JSON type: a value of the
+expected kind is taken, an unambiguous one converted (``"2001"`` → 2001 for a year), anything else read
+as missing, so that the rows always pass the table schemas.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any, Iterable
 
 import pandas as pd
 
 from ..ids import normalize_doi, short_id
+from ..skips import Skips
 from ..tables import AFFILIATIONS, AUTHORSHIPS, REFERENCES, TERMS, WORKS, Bundle, conform
 
 # OpenAlex gives ~22M mostly non-English works this same topic triple with fixed scores (a known defect).
 CONSTANT_TOPICS = frozenset({"T14423", "T13154", "T14235"})
 
+# A JSON escape such as "\udc80" gives Python a lone surrogate, which no Parquet writer accepts.
+SURROGATE = re.compile("[\ud800-\udfff]")
+_INT = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
 
-def abstract_from_index(index: dict[str, list[int]] | None) -> str | None:
-    """Rebuild an abstract from OpenAlex's ``abstract_inverted_index`` (word → positions)."""
-    if not index:
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _short(value: Any) -> str | None:
+    return short_id(value) if isinstance(value, str) else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _int(value: Any) -> int | None:
+    """An Int64 from an int, an integral float or a string of digits; a bool is not a number."""
+    if isinstance(value, str) and _INT.fullmatch(value):
+        value = int(value)
+    elif isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and -2**63 < value < 2**63:
+        return value
+    return None
+
+
+def _count(value: Any) -> int | None:
+    number = _int(value)
+    return number if number is not None and number >= 0 else None
+
+
+def _float(value: Any) -> float | None:
+    """A finite float from a number or a numeric string."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
-    placed = sorted((pos, word) for word, positions in index.items() for pos in positions)
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _flag(value: Any) -> bool:
+    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
+
+
+def work_id(work: dict[str, Any]) -> str | None:
+    """The short ID of a Work object (`id`, else `ids.openalex`); None when it has no usable one."""
+    return _short(work.get("id")) or _short(_dict(work.get("ids")).get("openalex"))
+
+
+def work_doi(work: dict[str, Any]) -> str | None:
+    return normalize_doi(_text(work.get("doi")) or _text(_dict(work.get("ids")).get("doi")))
+
+
+def work_title(work: dict[str, Any]) -> str | None:
+    return _text(work.get("title")) or _text(work.get("display_name"))
+
+
+def abstract_from_index(index: Any) -> str | None:
+    """Rebuild an abstract from OpenAlex's ``abstract_inverted_index`` (word → positions); positions that
+    are not non-negative integers are passed over, and memory grows with their number, not their size."""
+    placed = sorted((pos, word) for word, positions in _dict(index).items() if isinstance(word, str)
+                    for pos in _list(positions) if type(pos) is int and pos >= 0)
     return " ".join(word for _, word in placed) or None
 
 
 def _venue(work: dict[str, Any]) -> tuple[str | None, str | None]:
-    source = ((work.get("primary_location") or {}).get("source")) or {}
-    if source.get("id") or source.get("display_name"):
-        return short_id(source.get("id")), source.get("display_name")
-    host = work.get("host_venue") or {}
-    return short_id(host.get("id")), host.get("display_name")
+    source = _dict(_dict(work.get("primary_location")).get("source"))
+    if _short(source.get("id")) or _text(source.get("display_name")):
+        return _short(source.get("id")), _text(source.get("display_name"))
+    host = _dict(work.get("host_venue"))
+    return _short(host.get("id")), _text(host.get("display_name"))
 
 
-def _terms(work_id: str, work: dict[str, Any]) -> list[dict[str, Any]]:
-    rows = []
+def _terms(wid: str, work: dict[str, Any]) -> list[dict[str, Any]]:
+    rows, seen = [], set()
     for field in ("keywords", "topics", "concepts"):
-        for item in work.get(field) or []:
+        for item in _list(work.get(field)):
             if isinstance(item, str):
                 item = {"id": item, "display_name": item}
-            name = item.get("display_name") or item.get("keyword")
-            term_id = short_id(item.get("id")) or (f"{field}/{name.lower()}" if name else None)
-            if term_id:
-                rows.append({"work_id": work_id, "field": field, "term_id": term_id, "term": name,
-                             "score": float(item["score"]) if item.get("score") is not None else None})
+            item = _dict(item)
+            name = _text(item.get("display_name")) or _text(item.get("keyword"))
+            term_id = _short(item.get("id")) or (f"{field}/{name.lower()}" if name else None)
+            if term_id and (field, term_id) not in seen:
+                seen.add((field, term_id))
+                rows.append({"work_id": wid, "field": field, "term_id": term_id, "term": name,
+                             "score": _float(item.get("score"))})
     return rows
 
 
-def work_rows(work: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """The rows one Work object contributes to each bundle table."""
-    work_id = short_id(work.get("id")) or short_id((work.get("ids") or {}).get("openalex"))
-    if not work_id:
-        raise ValueError("an OpenAlex work without an `id`")
-    references = sorted({r for r in (short_id(x) for x in work.get("referenced_works") or []) if r})
-    venue_id, venue = _venue(work)
-    rows: dict[str, list[dict[str, Any]]] = {
-        "works": [{
-            "work_id": work_id,
-            "doi": normalize_doi(work.get("doi") or (work.get("ids") or {}).get("doi")),
-            "title": work.get("title") or work.get("display_name"),
-            "year": work.get("publication_year"),
-            "publication_date": work.get("publication_date"),
-            "type": work.get("type"),
-            "language": work.get("language"),
-            "venue_id": venue_id,
-            "venue": venue,
-            "cited_by_count": work.get("cited_by_count"),
-            "n_references": len(references),
-            "is_retracted": bool(work.get("is_retracted") or False),
-            "abstract": abstract_from_index(work.get("abstract_inverted_index")),
-            "updated_date": work.get("updated_date"),
-        }],
-        "authorships": [],
-        "affiliations": [],
-        "references": [{"work_id": work_id, "referenced_id": r} for r in references],
-        "terms": _terms(work_id, work),
-    }
-    for position, authorship in enumerate(work.get("authorships") or []):
-        author = authorship.get("author") or {}
-        rows["authorships"].append({
-            "work_id": work_id, "position": position, "author_id": short_id(author.get("id")),
-            "author_name": author.get("display_name") or authorship.get("raw_author_name"),
-            "author_position": authorship.get("author_position"),
+def _people(wid: str, work: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Authorship and affiliation rows; `position` counts the authorships that are objects."""
+    authorships, affiliations = [], []
+    for position, authorship in enumerate(a for a in _list(work.get("authorships")) if isinstance(a, dict)):
+        author = _dict(authorship.get("author"))
+        authorships.append({
+            "work_id": wid, "position": position, "author_id": _short(author.get("id")),
+            "author_name": _text(author.get("display_name")) or _text(authorship.get("raw_author_name")),
+            "author_position": _text(authorship.get("author_position")),
         })
         seen = set()
-        for inst in authorship.get("institutions") or []:
-            inst_id = short_id(inst.get("id"))
+        for inst in (_dict(i) for i in _list(authorship.get("institutions"))):
+            inst_id = _short(inst.get("id"))
             if inst_id and inst_id not in seen:
                 seen.add(inst_id)
-                rows["affiliations"].append({
-                    "work_id": work_id, "position": position, "institution_id": inst_id,
-                    "institution_name": inst.get("display_name"), "country_code": inst.get("country_code"),
+                affiliations.append({
+                    "work_id": wid, "position": position, "institution_id": inst_id,
+                    "institution_name": _text(inst.get("display_name")),
+                    "country_code": _text(inst.get("country_code")),
                 })
-    return rows
+    return authorships, affiliations
 
 
-def bundle_from_works(works: Iterable[dict[str, Any]]) -> Bundle:
-    """Normalise Work objects into a Bundle; a work seen twice keeps its most recently updated record."""
+def work_rows(work: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
+    """The rows one Work object contributes to each bundle table; None without a usable ID."""
+    wid = work_id(work)
+    if not wid:
+        return None
+    references = sorted({r for r in (_short(x) for x in _list(work.get("referenced_works"))) if r})
+    venue_id, venue = _venue(work)
+    authorships, affiliations = _people(wid, work)
+    return {
+        "works": [{
+            "work_id": wid,
+            "doi": work_doi(work),
+            "title": work_title(work),
+            "year": _int(work.get("publication_year")),
+            "publication_date": _text(work.get("publication_date")),
+            "type": _text(work.get("type")),
+            "language": _text(work.get("language")),
+            "venue_id": venue_id,
+            "venue": venue,
+            "cited_by_count": _count(work.get("cited_by_count")),
+            "n_references": len(references),
+            "is_retracted": _flag(work.get("is_retracted")),
+            "abstract": abstract_from_index(work.get("abstract_inverted_index")),
+            "updated_date": _text(work.get("updated_date")),
+        }],
+        "authorships": authorships,
+        "affiliations": affiliations,
+        "references": [{"work_id": wid, "referenced_id": r} for r in references],
+        "terms": _terms(wid, work),
+    }
+
+
+def scrub_surrogates(value: Any) -> int:
+    """Replace lone surrogates by U+FFFD in every string (keys too) of a parsed JSON value, in place; how
+    many there were. Iterative, so that a deeply nested value cannot exhaust the stack."""
+    count, stack = 0, [value]
+
+    def scrub(item: Any) -> Any:
+        nonlocal count
+        if isinstance(item, str):
+            item, found = SURROGATE.subn("\ufffd", item)
+            count += found
+        else:
+            stack.append(item)
+        return item
+
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            items = list(node.items())
+            node.clear()
+            node.update((scrub(key), scrub(item)) for key, item in items)
+        elif isinstance(node, list):
+            node[:] = [scrub(item) for item in node]
+    return count
+
+
+def _has_surrogates(rows: dict[str, list[dict[str, Any]]]) -> bool:
+    return any(isinstance(value, str) and SURROGATE.search(value)
+               for table in rows.values() for row in table for value in row.values())
+
+
+def bundle_from_works(works: Iterable[Any], skips: Skips | None = None) -> Bundle:
+    """Normalise Work objects into a Bundle; a work seen twice keeps its most recently updated record.
+
+    Records are named as the OpenAlex API's in `skips`: a work without a usable ID is skipped, one with
+    a lone surrogate repaired. Files report theirs with file and line as they are read, so that what
+    reaches this point from a file is already clean.
+    """
+    skips = Skips() if skips is None else skips
     chosen: dict[str, tuple[str, dict[str, list[dict[str, Any]]]]] = {}
-    for work in works:
-        rows = work_rows(work)
-        work_id = rows["works"][0]["work_id"]
+    for number, work in enumerate(works, 1):
+        rows = work_rows(work) if isinstance(work, dict) else None
+        if rows is None:
+            skips.add("OpenAlex API", f"record {number}", "not a Work object with a usable `id`; skipped")
+            continue
+        if _has_surrogates(rows):  # rare: repair the object itself, so that repaired keys stay unique
+            repaired = scrub_surrogates(work)
+            rows = work_rows(work)
+            skips.add("OpenAlex API", f"work {rows['works'][0]['work_id']}",
+                      f"{repaired} lone UTF-16 surrogate(s) replaced by U+FFFD")
+        wid = rows["works"][0]["work_id"]
         updated = rows["works"][0]["updated_date"] or ""
-        if work_id not in chosen or updated > chosen[work_id][0]:
-            chosen[work_id] = (updated, rows)
+        if wid not in chosen or updated > chosen[wid][0]:
+            chosen[wid] = (updated, rows)
     tables: dict[str, list[dict[str, Any]]] = {name: [] for name in ("works", "authorships", "affiliations",
                                                                      "references", "terms")}
     for _, rows in chosen.values():

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import DataError
+from ..skips import Skips
 from ..tables import Bundle
 from .files import read_work_objects
 from .records import bundle_from_works
@@ -35,11 +36,17 @@ class FileUniverse:
                 self._citers[ref].append(work_id)
 
     @classmethod
-    def from_files(cls, paths: Iterable[str | Path]) -> "FileUniverse":
+    def from_files(cls, paths: Iterable[str | Path], names: Iterable[str] | None = None,
+                   skips: Skips | None = None) -> "FileUniverse":
+        """The universe of the works in `paths`; `names` are how messages name the files (default: the
+        paths), `skips` collects the records passed over."""
+        paths = list(paths)
+        names = [str(p) for p in paths] if names is None else list(names)
+
         def objects():
-            for path in paths:
-                yield from read_work_objects(path)
-        return cls(bundle_from_works(objects()))
+            for path, name in zip(paths, names, strict=True):
+                yield from read_work_objects(path, name, skips)
+        return cls(bundle_from_works(objects(), skips))
 
     def references(self, work_ids: list[str]) -> dict[str, list[str]]:
         """All works each one references (inside or outside the universe)."""
