@@ -26,15 +26,16 @@ from .paths import bundled_data_dir
 STAT_DIR = Path(".snakemake/b2g/stat")
 
 
-def name_of(path: str | Path) -> str:
-    """A file's name in a manifest: relative to the workspace (the current folder), or `bundled:…`."""
+def name_of(path: str | Path, root: Path | None = None) -> str:
+    """A file's name in a manifest: relative to the workspace `root` (default: the current folder),
+    or `bundled:…`."""
     path = Path(path).resolve()
     try:
         return "bundled:" + path.relative_to(bundled_data_dir().resolve()).as_posix()
     except ValueError:
         pass
     try:
-        return path.relative_to(Path.cwd().resolve()).as_posix()
+        return path.relative_to((root or Path.cwd()).resolve()).as_posix()
     except ValueError:
         return path.as_posix()
 

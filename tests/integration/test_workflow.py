@@ -85,7 +85,7 @@ def test_status_is_one_json_line_and_names_the_stale_network(demo):
     finally:
         spec_path.write_text(original, encoding="utf-8")
     assert jobs["network:keywords"]["state"] == "stale"
-    assert "params have changed since last execution" in jobs["network:keywords"]["reasons"]
+    assert "its part of the spec is not the one its outputs were made with" in jobs["network:keywords"]["reasons"]
     for kind in set(KINDS) - {"keywords"}:
         assert jobs[f"network:{kind}"]["state"] == "complete", kind
     for job in ("seed", "chain", "corpus"):

@@ -272,8 +272,6 @@ def _curate_apply(console: Console, data: dict[str, Any]) -> None:
 def _monitor(console: Console, data: dict[str, Any]) -> None:
     console.print(f"checked {data['corpus_works_checked']} corpus work(s); {data['new']} new citing work(s)"
                   + (f": {_text(_first(data['new_ids']))}" if data["new_ids"] else ""))
-    if data["baseline"] is not None:
-        console.print(f"baseline: {data['baseline']} work(s) already citing the corpus were recorded")
     console.print(f"pending candidates: {data['pending']}; report: {_text(data['report'])}")
     if data["next"]:
         console.print(f"next: {_text(data['next'])}")

@@ -5,10 +5,13 @@ derived from it and from the artifacts, never stored. The dry run takes no lock,
 while a run holds the workspace, and it runs in a shadow folder of links to the workspace, so that
 whatever Snakemake would create (its `.snakemake/` folders) lands there and the workspace is only read.
 
-Snakemake judges staleness by file times and params alone. Each job's manifest adds what it cannot
-see (`drifted`): an output edited or corrupted in place, an input replaced by an older file, a
-manifest damaged, a job whose recorded spec is not today's. Those jobs are forced, in the dry run as
-in `b2g run`, so Snakemake itself works out everything downstream of them.
+Snakemake judges staleness by file times plus its own records of params and input sets; those records
+are written when a job *ends*, failed or not, so they cannot be trusted once a failed job's last good
+outputs are put back. b2g therefore asks Snakemake about file times only (`RERUN_TRIGGERS`) and reads
+everything else from each job's manifest (`drifted`): an output edited or corrupted in place, an input
+replaced by another file (older or not), a different set of inputs, a damaged manifest, a job whose
+recorded spec is not today's. Those jobs are forced, in the dry run as in `b2g run`, so Snakemake
+itself works out everything downstream of them.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 from .. import registry
 from ..atomic import sha256_text
 from ..errors import DataError, SpecError
-from ..manifest import changed_files, read_manifest
+from ..manifest import changed_files, name_of, read_manifest
 from ..paths import snakefile
 
 
@@ -36,6 +39,9 @@ class JobState:
 
     def describe(self) -> dict:
         return {"job": self.job, "rule": self.rule, "state": self.state, "reasons": list(self.reasons)}
+
+
+RERUN_TRIGGERS = ("mtime",)   # `--rerun-triggers`; the manifests judge the rest
 
 
 @dataclass(frozen=True)
@@ -58,13 +64,21 @@ def drifted(root: Path, spec: dict) -> list[Drift]:
         if manifest is None:
             reasons = [f"{job.manifest} is unreadable"]
         else:
-            reasons = [f"{name} changed since the job wrote or read it"
+            reasons = [f"{name} changed since the job {'wrote' if name in manifest['outputs'] else 'read'} it"
                        for name in changed_files(root, job.name, manifest)]
             if manifest.get("spec_hash") != sha256_text(job.params):
                 reasons.append("its part of the spec is not the one its outputs were made with")
+            if set(manifest["inputs"]) != _present_inputs(root, job):
+                reasons.append("its input files are not the ones it read")
         if reasons:
             found.append(Drift(job.name, job.manifest, tuple(reasons)))
     return found
+
+
+def _present_inputs(root: Path, job: registry.Job) -> set[str]:
+    """The names a manifest would give the job's inputs that exist now (missing ones Snakemake reports)."""
+    paths = [root / p for p in registry.flat(job.inputs)]   # absolute paths stay absolute
+    return {name_of(p, root) for p in paths if p.is_file()}
 
 
 def _state(dag, job) -> tuple[str, tuple[str, ...]]:
@@ -105,6 +119,7 @@ def job_states(root: Path, drifts: list[Drift] = ()) -> list[JobState]:
 
 def _job_states(root: Path, forced: set[str]) -> list[JobState]:
     from snakemake.api import SnakemakeApi
+    from snakemake.settings.enums import RerunTrigger
     from snakemake.settings.types import (ConfigSettings, DAGSettings, OutputSettings, Quietness,
                                           ResourceSettings)
 
@@ -116,7 +131,8 @@ def _job_states(root: Path, forced: set[str]) -> list[JobState]:
                 wf_api = api.workflow(snakefile=snakefile(), workdir=root,
                                       resource_settings=ResourceSettings(cores=1),
                                       config_settings=ConfigSettings())
-                wf_api.dag(DAGSettings(targets={"all"}, forcerun=forced))
+                wf_api.dag(DAGSettings(targets={"all"}, forcerun=forced,
+                                       rerun_triggers={RerunTrigger.parse_choice(t) for t in RERUN_TRIGGERS}))
                 wf = wf_api._workflow
                 wf._prepare_dag(forceall=False, ignore_incomplete=True, lock_warn_only=True, nolock=True)
                 wf._build_dag()

@@ -103,8 +103,10 @@ def read_input(item: ExternalInput, skips: Skips) -> None:
         _reader(item.role)(item, skips)
     except SpecError:
         raise
-    except DataError as exc:
-        exc.details = {"file": item.name, "place": item.place, **exc.details}
+    except DataError as exc:   # name the file as the spec does, wherever the reader was pointed
+        exc.message = exc.message.replace(str(item.path), item.name)
+        exc.args = (exc.message,)
+        exc.details = {**exc.details, "file": item.name, "place": item.place}
         raise
 
 

@@ -35,7 +35,7 @@ from ..errors import B2GError, DataError, RunInterrupted, UsageError, WorkspaceL
 from ..paths import CURATION_FILE, snakefile
 from ..rules import ERROR_DIR
 from .artifacts import artifact_warnings
-from .dag import drifted
+from .dag import RERUN_TRIGGERS, drifted
 from .preflight import check_present, check_spec, read_inputs
 from .result import Result
 from .workspace import Workspace
@@ -57,6 +57,8 @@ def snakemake_command(ws: Workspace, targets: list[str], extra: list[str]) -> li
     (as Snakemake does at a workflow's root), else `--cores all` unless the caller chose parallelism."""
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(snakefile()), "--directory", str(ws.root),
            "--rerun-incomplete"]
+    if "--rerun-triggers" not in extra:
+        cmd += ["--rerun-triggers", *RERUN_TRIGGERS]
     profile = ws.root / "profiles" / "default"
     chosen = any(arg.split("=")[0] in _PARALLELISM_FLAGS for arg in extra)
     if profile.is_dir() and "--workflow-profile" not in extra:
