@@ -231,11 +231,18 @@ def _bibtex_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
 def _bibtex_entry(entry: Any, name: str, skips: Skips) -> SeedEntry | None:
     fields = {f.key.lower(): str(f.value) for f in entry.fields}
     try:
-        doi = normalize_doi(_latex_text(fields.get("doi", ""))) or _url_doi(fields.get("url", ""))
+        doi = _bibtex_doi(fields)
     except RecursionError:
         skips.add(name, f"line {entry.start_line + 1}", "BibTeX `doi` or `url` nested too deeply to read; skipped")
         return None
     return SeedEntry(key=entry.key, work_id=short_id(fields.get("openalex")), doi=doi, title=fields.get("title"))
+
+
+def _bibtex_doi(fields: dict[str, str]) -> str | None:
+    """From `doi`, else from a doi.org `url`, LaTeX escapes undone (in a URL after its percent-escapes,
+    since LaTeX reads `%` as a comment)."""
+    doi = normalize_doi(_latex_text(fields.get("doi", "")))
+    return doi or normalize_doi(_latex_text(unquote(fields.get("url", ""))))
 
 
 def _bibtex_failure(block: Any) -> str:
@@ -262,8 +269,8 @@ def _latex_text(value: str) -> str:
 
 
 def _url_doi(url: str) -> str | None:
-    """The DOI of a doi.org URL (percent-escapes decoded first, since LaTeX reads `%` as a comment)."""
-    return normalize_doi(_latex_text(unquote(url)))
+    """The DOI of a doi.org URL, whose DOI may be percent-escaped (``10.1000%2Fab``)."""
+    return normalize_doi(unquote(url))
 
 
 def _ris_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
@@ -315,6 +322,7 @@ def _ris_records(text: str, name: str, skips: Skips) -> Iterator[tuple[int, list
 
 
 def _ris_record(lines: list[str], name: str, line: int, skips: Skips) -> dict[str, Any] | None:
+    """One TY … ER record read by rispy; a record its internals trip over is skipped, not the file."""
     import rispy
 
     try:
