@@ -36,7 +36,7 @@ def open_source(source: dict[str, Any], paths: list[str], skips: Skips):
     if source["kind"] == "openalex":
         from .sources.openalex_source import OpenAlexSource
 
-        return OpenAlexSource.open(source["openalex"])
+        return OpenAlexSource.open(source["openalex"], skips=skips)
     return FileUniverse.from_files(paths, names=source["files"], skips=skips)
 
 
@@ -64,7 +64,7 @@ def run_chain(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> d
         pool = source.records(list(seeds["work_id"]) + result.admitted)
     finally:
         source.close()
-    pool, candidates = _with_monitored(pool, result.candidates, len(result.rounds) + 1, inp["pending"])
+    pool, candidates = _with_monitored(pool, result.candidates, len(result.rounds) + 1, inp["pending"], skips)
     write_table(candidates, CANDIDATES, out["candidates"])
     pool.write(_folder(out["pool"]))
     return {"candidates": len(candidates), "admitted": len(result.admitted),
@@ -72,14 +72,14 @@ def run_chain(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> d
             "pool": len(pool.works), "rounds": result.rounds}
 
 
-def _with_monitored(pool: Bundle, candidates, round_no: int, pending_paths: list[str]):
+def _with_monitored(pool: Bundle, candidates, round_no: int, pending_paths: list[str], skips: Skips):
     """Add the works `b2g monitor` left pending to the pool, as admitted candidates of origin monitor."""
     known = set(pool.works["work_id"])
     pending = [w for path in pending_paths for w in monitor.read_pending_file(Path(path))
                if short_id(w["id"]) not in known]
     if not pending:
         return pool, candidates
-    extra = bundle_from_works(pending)
+    extra = bundle_from_works(pending, skips)
     rows = pd.DataFrame([{"work_id": short_id(w["id"]), "round": round_no, "direction": "monitor",
                           "via": " ".join(w["_b2g"]["via"]), "links": len(w["_b2g"]["via"]),
                           "score": float(len(w["_b2g"]["via"])), "admitted": True} for w in pending])

@@ -7,6 +7,7 @@ stdout; human mode: a summary on stderr) and exits with the envelope's code. JSO
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -47,6 +48,7 @@ def _terminate(_signum, _frame) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     _ensure_utf8()
+    logging.getLogger("bibtexparser").setLevel(logging.ERROR)   # its skips reach the envelope, 1-based
     signal.signal(signal.SIGTERM, _terminate)
     argv = list(sys.argv[1:] if argv is None else argv)
     json_mode = wants_json(argv)

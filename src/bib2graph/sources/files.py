@@ -286,8 +286,9 @@ def _ris_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
 
 
 def _ris_records(text: str, name: str, skips: Skips) -> Iterator[tuple[int, list[str]]]:
-    """(first line, lines) of each TY … ER record; stray text, unknown tags and records without ER are
-    reported to `skips`. Lines end as universal newlines say (a lone CR too, as some exports write)."""
+    """(first line, lines) of each TY … ER record; stray text and records without ER are reported to
+    `skips`. Tags outside the RIS standard (IEEE's `VO`, say) are dropped quietly: a seed needs only its
+    identifiers and title, so they lose nothing. Lines end as universal newlines say (a lone CR too)."""
     import rispy
 
     parser = rispy.RisParser()
@@ -297,7 +298,7 @@ def _ris_records(text: str, name: str, skips: Skips) -> Iterator[tuple[int, list
         raise DataError(f"{name}: not a RIS file (no record starts with a `TY  - ` line)", code="FILE_INVALID",
                         details={"file": name})
     record: list[str] | None = None
-    start, unknown = 0, set()
+    start = 0
     for number, (line, tag) in enumerate(zip(lines, tags), 1):
         if tag == "TY":
             if record is not None:
@@ -310,12 +311,7 @@ def _ris_records(text: str, name: str, skips: Skips) -> Iterator[tuple[int, list
         elif tag == "ER":
             yield start, record + [line]
             record = None
-        elif tag is not None and tag not in parser.mapping:
-            if tag not in unknown:
-                unknown.add(tag)
-                skips.add(name, f"line {number}", f"unknown RIS tag {tag} (first seen here); every {tag} line "
-                          "is ignored")
-        else:
+        elif tag is None or tag in parser.mapping:
             record.append(line)
     if record is not None:
         skips.add(name, f"line {start}", "RIS record without ER at the end of the file; skipped")

@@ -15,6 +15,7 @@ from ..tables import Bundle
 from .openalex import OpenAlexClient
 from .openalex_graph import OpenAlexGraph
 from ..ids import normalize_doi, short_id
+from ..skips import Skips
 from .records import bundle_from_works
 from .store import RawStore
 
@@ -33,11 +34,15 @@ def _cache(graph: OpenAlexGraph, works: Iterable[dict[str, Any]]) -> list[str]:
 class OpenAlexSource(OpenAlexGraph):
     """Seeding and chaining against OpenAlex, every response kept in the raw store first."""
 
+    skips: Skips | None = None   # where records OpenAlex sent without a usable ID are reported
+
     @classmethod
-    def open(cls, settings: dict[str, Any], root: str | Path = ".") -> "OpenAlexSource":
+    def open(cls, settings: dict[str, Any], root: str | Path = ".", skips: Skips | None = None) -> "OpenAlexSource":
         refresh = os.environ.get("B2G_REFRESH", "").strip().lower() in {"1", "true", "yes"}
         store = RawStore(Path(root) / STORE_DIR, refresh=refresh)
-        return cls(OpenAlexClient.from_settings(settings, store=store))
+        source = cls(OpenAlexClient.from_settings(settings, store=store))
+        source.skips = skips
+        return source
 
     def known_ids(self, work_ids: list[str]) -> dict[str, str]:
         """Asked ID → its current ID, for the IDs OpenAlex knows (merged IDs are followed)."""
@@ -55,7 +60,7 @@ class OpenAlexSource(OpenAlexGraph):
 
     def records(self, work_ids: Iterable[str]) -> Bundle:
         """The bundle tables of `work_ids`, fetched (or read from the store) if need be."""
-        return bundle_from_works(self.works(work_ids))
+        return bundle_from_works(self.works(work_ids), self.skips)
 
     def close(self) -> None:
         self.client.close()
