@@ -67,13 +67,15 @@ def write_text(target: str | os.PathLike[str], text: str) -> None:
     write_bytes(target, text.encode("utf-8"))
 
 
-def copy_file(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
-    """Copy a file's bytes and times but not its mode: the copy is made like any new file, so a
-    private file written by an older version does not make its copies private too."""
+def copy_file(source: str | os.PathLike[str], target: str | os.PathLike[str], keep_times: bool = True) -> None:
+    """Copy a file's bytes (and, with `keep_times`, its times) but not its mode: the copy is made like any
+    new file, so a private file written by an older version does not make its copies private too. A job
+    copying an input into its outputs keeps no times: its outputs must be newer than its inputs."""
     stat = os.stat(source)
     with atomic_path(target) as tmp:
         shutil.copyfile(source, tmp)
-        os.utime(tmp, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        if keep_times:
+            os.utime(tmp, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
 def canonical_json(value: Any) -> str:

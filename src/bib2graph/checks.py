@@ -44,7 +44,7 @@ def _seed(params: dict[str, Any]) -> None:
                           code="SPEC_UNSUPPORTED")
     for number, name in enumerate(seed["files"]):
         if not name.lower().endswith(SEED_SUFFIXES):
-            raise _spec_error(f"seed.files[{number}] {name!r}: a seed file is BibTeX (.bib), RIS (.ris) or "
+            raise _spec_error(f"seed.files.{number} {name!r}: a seed file is BibTeX (.bib), RIS (.ris) or "
                               "OpenAlex JSON (.json, .jsonl, .jsonl.gz, .zip)", f"seed.files.{number}")
 
 

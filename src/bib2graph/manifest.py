@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from . import __version__
-from .atomic import sha256_file, sha256_text, write_json
+from .atomic import canonical_json, sha256_file, sha256_text, write_json
 from .paths import bundled_data_dir
 
 STAT_DIR = Path(".snakemake/b2g/stat")
@@ -73,19 +73,25 @@ def write_manifest(path: str | Path, job: str, spec_part: str, inputs: Iterable[
         "counts": counts,
         "skipped": list(skipped),
     }
+    manifest["digest"] = _digest(manifest)
     write_json(path, manifest)
     write_json(_stat_file(Path.cwd(), job), {name: [sha, *stat] for name, (sha, stat) in hashed.items()})
     return manifest
 
 
+def _digest(manifest: dict[str, Any]) -> str:
+    """The hash of a manifest's own content: an edit by hand that leaves it valid JSON still shows."""
+    return sha256_text(canonical_json({k: v for k, v in manifest.items() if k != "digest"}))
+
+
 def read_manifest(path: Path) -> dict[str, Any] | None:
-    """A manifest, or None when it is missing, unreadable or not one."""
+    """A manifest, or None when it is missing, unreadable, not one, or not as its job wrote it."""
     try:
         found = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     ok = isinstance(found, dict) and isinstance(found.get("inputs"), dict) and isinstance(found.get("outputs"), dict)
-    return found if ok else None
+    return found if ok and found.get("digest") == _digest(found) else None
 
 
 def changed_files(root: Path, job: str, manifest: dict[str, Any]) -> list[str]:

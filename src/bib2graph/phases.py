@@ -15,7 +15,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from . import checks, monitor
-from .atomic import write_json
+from .atomic import copy_file, write_json
 from .chain import chain
 from .corpus import build_corpus, prisma
 from .curation import read as read_decisions
@@ -127,8 +127,8 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> d
     net = Network.read(Path(inp["metrics"]).parent)
     corpus = Bundle.read(_folder(inp["corpus"]))
     folder = Path(out["manifest"]).parent
-    if "graphml" in formats:
-        export.write_graphml(net, corpus, folder / "network.graphml")
+    if "graphml" in formats:   # the network job wrote it already: the same bytes
+        copy_file(inp["graphml"], folder / "network.graphml", keep_times=False)
     if "gexf" in formats:
         export.write_gexf(net, corpus, folder / "network.gexf")
     if "csv" in formats:

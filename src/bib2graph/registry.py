@@ -144,7 +144,7 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
         found["corpus"] = bundle("results/corpus")
     elif rule == "export":
         net = _network_out(spec)
-        found.update({k: net[k].format(kind=kind) for k in ("nodes", "edges", "metrics")},
+        found.update({k: net[k].format(kind=kind) for k in ("graphml", "nodes", "edges", "metrics")},
                      corpus=bundle("results/corpus"))
     elif rule == "report":
         found.update(seeds="results/seed/manifest.json", chain="results/chain/manifest.json",
@@ -170,6 +170,15 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
         return canonical_json({"network": spec["networks"][kind], "communities": spec["communities"],
                                "kind": kind})
     return canonical_json({key: spec[key] for key in RULES[rule].spec_keys})
+
+
+def targets(spec: dict, phase: str = "all") -> list[str]:
+    """Every output of every job up to `phase` (all: the whole review). Snakemake checks only the
+    outputs something asks for, so a target must ask for each one: a deleted file nobody reads (a
+    manifest, an export) is then missing, and its job runs again."""
+    last = PHASES.index(phase) if phase in PHASES else len(PHASES) - 1
+    wanted = {rule.name for rule in RULES.values() if PHASES.index(rule.phase) <= last}
+    return [p for job in jobs(spec) if job.rule in wanted for p in flat(job.outputs)]
 
 
 def flat(named: dict[str, Any]) -> list[str]:

@@ -8,6 +8,7 @@ turns a bib2graph error into `results/logs/<job>.error.json` (code, message, exi
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from . import phases
 from .atomic import write_json
 from .errors import INTERNAL_EXIT, B2GError
+from .service.envelope import as_error
 
 
 ERROR_DIR = Path("results/logs")
@@ -42,6 +44,10 @@ def _fail(job_name: str, code: str, message: str, exit_code: int, retryable: boo
     print(f"bib2graph: {message}", file=sys.stderr)
 
 
+def _interrupt(_signum, _frame) -> None:
+    raise KeyboardInterrupt
+
+
 def run_job(smk: Any) -> None:
     job_name = smk.rule + "".join(f".{v}" for v in smk.wildcards)
     handler = logging.FileHandler(smk.log[0], mode="w", encoding="utf-8") if smk.log else logging.StreamHandler()
@@ -50,13 +56,20 @@ def run_job(smk: Any) -> None:
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     error_file(job_name).unlink(missing_ok=True)
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         counts = _dispatch(smk)
         logging.getLogger("bib2graph").info("%s done: %s", job_name, counts)
-    except B2GError as exc:
-        _fail(job_name, exc.code, exc.message, exc.exit_code, exc.retryable, exc.subcode, exc.details)
-        sys.exit(1)
+    except KeyboardInterrupt:   # Ctrl-C or SIGTERM: temporary files are gone already; no traceback
+        logging.getLogger("bib2graph").error("%s interrupted", job_name)
+        print(f"bib2graph: {job_name} interrupted", file=sys.stderr)
+        sys.exit(130)
     except Exception as exc:
+        known = as_error(exc)   # an OSError (disk full, permissions) is the workspace's, not a bug
+        if isinstance(known, B2GError):
+            _fail(job_name, known.code, known.message, known.exit_code, known.retryable, known.subcode,
+                  known.details)
+            sys.exit(1)
         _fail(job_name, "INTERNAL", f"unexpected {type(exc).__name__}: {exc}; this is a bib2graph bug",
               INTERNAL_EXIT, False, None, {})
         raise

@@ -15,9 +15,10 @@ from typing import Any
 import jsonschema
 import yaml
 
-from .atomic import canonical_json, sha256_text
+from .atomic import canonical_json
 from .errors import SpecError
 from .paths import bundled_data_dir, workflow_dir
+from .yamlfile import read_mapping
 
 MAX_SPEC_BYTES = 1 << 20
 
@@ -100,20 +101,15 @@ def validate(spec: Any) -> dict[str, Any]:
     return filled
 
 
-def load(path: str | Path) -> dict[str, Any]:
-    """Read, fill and validate the spec file at `path` (read strictly: bib2graph.yamlfile)."""
-    from .yamlfile import read_mapping
-
-    return validate(read_mapping(path, MAX_SPEC_BYTES))
+def load(path: str | Path, where: str | None = None) -> dict[str, Any]:
+    """Read, fill and validate the spec file at `path` (read strictly: bib2graph.yamlfile); messages
+    name it `where` (default: the path)."""
+    return validate(read_mapping(path, MAX_SPEC_BYTES, where))
 
 
 def part(spec: dict[str, Any], *keys: str) -> str:
     """The canonical JSON of the spec sub-trees `keys`: what a rule receives through `params:`."""
     return canonical_json({key: spec[key] for key in keys})
-
-
-def part_hash(spec: dict[str, Any], *keys: str) -> str:
-    return sha256_text(part(spec, *keys))
 
 
 def resolve_path(root: str | Path, value: str) -> Path:

@@ -61,3 +61,18 @@ def ran_rules(stderr: str) -> set[str]:
             if line.startswith(prefix) and line.endswith(":"):
                 rules.add(line[len(prefix):-1])
     return rules
+
+
+def ran_jobs(stderr: str) -> set[str]:
+    """The jobs Snakemake says it executed, as `rule` or `rule:kind` (rules that make no file left out)."""
+    jobs, current = set(), None
+    for line in stderr.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("localrule ", "rule ")) and stripped.endswith(":"):
+            current = stripped.split(" ", 1)[1][:-1]
+            jobs.add(current)
+        elif current and stripped.startswith("wildcards:"):
+            jobs.discard(current)
+            jobs.add(f"{current}:{stripped.split('=', 1)[1]}")
+            current = None
+    return jobs - {"all", "networks", "exports"}

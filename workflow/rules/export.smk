@@ -15,4 +15,4 @@ rule export:
 
 rule exports:
     input:
-        expand(outputs("export")["manifest"], kind=KINDS),
+        registry.targets(SPEC, "exports"),

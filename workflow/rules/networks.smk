@@ -19,4 +19,4 @@ rule network:
 
 rule networks:
     input:
-        expand(outputs("network")["manifest"], kind=KINDS),
+        registry.targets(SPEC, "networks"),

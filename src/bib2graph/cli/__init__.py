@@ -49,8 +49,14 @@ def _terminate(_signum, _frame) -> None:
 def main(argv: list[str] | None = None) -> int:
     _ensure_utf8()
     logging.getLogger("bibtexparser").setLevel(logging.ERROR)   # its skips reach the envelope, 1-based
-    signal.signal(signal.SIGTERM, _terminate)
-    argv = list(sys.argv[1:] if argv is None else argv)
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: list[str]) -> int:
     json_mode = wants_json(argv)
     try:
         code = cli.main(args=argv, prog_name="b2g", standalone_mode=False, obj={"json": json_mode})

@@ -1,4 +1,7 @@
-"""A built network (`Network`) and `build`, which makes one from a corpus Bundle; see the package."""
+"""A built network: typed node, edge and evidence tables plus its metrics, as written and read back.
+
+Light on purpose (no igraph, no scipy): exports and the report read networks without building any.
+"""
 
 from __future__ import annotations
 
@@ -11,32 +14,8 @@ import pandas as pd
 
 from ..atomic import write_json
 from ..errors import DataError
-from ..tables import Bundle, conform, empty, read_table, write_table
-from . import communities as _communities
-from .builders import BUILDERS, EVIDENCE_MAX_ROWS, build_evidence, coded_frame, edge_evidence
-from .labels import describe
-from .metrics import network_summary, node_metrics, tidy
-from .normalize import FORMULAS, normalize
-from .params import resolve_communities, resolve_params
+from ..tables import empty, read_table, write_table
 from .schema import EDGES, EVIDENCE, NODES
-
-DEFINITIONS = {
-    "coupling": "Bibliographic coupling. Nodes: corpus works d with s_d = |R(d)| >= min_occurrences, R(d) the "
-                "works d references. Edge (a, b) when c_ab = |R(a) & R(b)| >= min_weight.",
-    "cocitation": "Co-citation. Nodes: works x cited by the corpus with s_x = #{corpus works citing x} >= "
-                  "min_occurrences. Edge (x, y) when c_xy = #{corpus works citing both x and y} >= min_weight.",
-    "citation": "Direct citation (directed). Nodes: corpus works d with s_d = #{corpus works citing d} >= "
-                "min_occurrences. Arc citing -> cited, count 1, for each reference between two node works "
-                "(self-citations ignored).",
-    "coauthorship": "Co-authorship. Nodes: authors (OpenAlex IDs) with s_x = #{works of x} >= min_occurrences. "
-                    "Edge (x, y) when at least min_weight works contain both; c_xy = sum of w_d over those works.",
-    "institutions": "Co-institution. Nodes: institutions with s_x = #{works of x} >= min_occurrences. "
-                    "Edge (x, y) when at least min_weight works contain both; c_xy = sum of w_d over those works.",
-    "keywords": "Co-word. Nodes: terms of the chosen field (after the thesaurus) with s_x = #{works with x} >= "
-                "min_occurrences. Edge (x, y) when at least min_weight works contain both; c_xy = sum of w_d "
-                "over those works.",
-}
-COUNTING_FORMULAS = {"full": "w_d = 1", "fractional": "w_d = 1 / (n_d - 1), n_d = number of distinct items of d"}
 
 
 @dataclass
@@ -73,65 +52,3 @@ class Network:
         return cls(kind=kind, directed=bool(metrics["directed"]),
                    nodes=read_table(folder / "nodes.parquet", NODES),
                    edges=read_table(folder / "edges.parquet", EDGES), evidence=evidence, metrics=metrics)
-
-
-def definition(kind: str, params: dict) -> str:
-    """The text of the network's definition, counting and normalisation formulas."""
-    parts = [DEFINITIONS[kind]]
-    if "counting" in params:
-        parts.append(f"Counting {params['counting']}: {COUNTING_FORMULAS[params['counting']]}.")
-    parts.append(f"Weight ({params['normalization']}): {FORMULAS[params['normalization']]}.")
-    return " ".join(parts)
-
-
-def build(kind: str, corpus: Bundle, params: dict | None = None, communities: dict | None = None, *,
-          evidence_limit: int | None = EVIDENCE_MAX_ROWS) -> Network:
-    """Build the `kind` network of `corpus`: nodes, edges, evidence, clusters and metrics.
-
-    Steps: items below ``min_occurrences`` are dropped before pairing; pairs are counted sparsely; edges
-    whose raw count (under fractional counting: number of shared works) is below ``min_weight`` are
-    dropped; the remaining edges are normalised; clusters are detected on the normalised weights;
-    centralities are computed last. The evidence table is built last, and only when it has at most
-    `evidence_limit` rows (None: always); otherwise it is empty and ``metrics["evidence"]`` says why
-    (`edge_evidence` still gives the documents of any single edge).
-    """
-    params = resolve_params(kind, params)
-    community_params = resolve_communities(communities)
-    raw = BUILDERS[kind](corpus, params)
-    n = len(raw.nodes)
-    i, j, count = raw.source, raw.target, raw.count
-    weight = normalize(i, j, count, raw.nodes["occurrences"].to_numpy(), params["normalization"])
-    graph = _communities.undirected(n, i, j, weight, raw.directed)    # one graph for clusters and metrics
-    clusters, report = _communities.detect(n, i, j, weight, community_params, graph)
-    measures, notes = node_metrics(n, i, j, count, weight, raw.directed, community_params["seed"], graph)
-    summary = network_summary(n, i, j, count, weight, raw.directed, graph)
-    del graph
-    nodes = pd.concat([raw.nodes.reset_index(drop=True), measures], axis=1).assign(cluster=clusters)
-    nodes = conform(nodes, NODES)
-    ids = raw.nodes["node_id"]
-    edges = conform(coded_frame({"source": (ids, i), "target": (ids, j)}, {"count": count, "weight": weight}),
-                    EDGES)
-    table, evidence_report = build_evidence(raw, evidence_limit)
-    evidence = conform(table, EVIDENCE[kind]) if table is not None else empty(EVIDENCE[kind])
-    del table
-    cluster_list, singletons = describe(kind, nodes, corpus)
-    metrics = {
-        "kind": kind,
-        "directed": raw.directed,
-        "definition": definition(kind, params),
-        "parameters": params,
-        "communities": community_params,
-        "community_detection": report["implementation"],
-        **summary,
-        "modularity": report["modularity"],
-        "quality": report["quality"],
-        "n_clusters": int(nodes["cluster"].max()) if n else 0,
-        "singleton_clusters": singletons,
-        "clusters": cluster_list,
-        "stability": report["stability"],
-        **notes,
-        "evidence": evidence_report,
-        "notes": raw.notes,
-    }
-    return Network(kind=kind, directed=raw.directed, nodes=nodes, edges=edges, evidence=evidence,
-                   metrics=tidy(metrics))

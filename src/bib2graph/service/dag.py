@@ -62,7 +62,7 @@ def drifted(root: Path, spec: dict) -> list[Drift]:
             continue                # a missing output: Snakemake sees that itself
         manifest = read_manifest(path)
         if manifest is None:
-            reasons = [f"{job.manifest} is unreadable"]
+            reasons = [f"{job.manifest} is damaged or was edited"]
         else:
             reasons = [f"{name} changed since the job {'wrote' if name in manifest['outputs'] else 'read'} it"
                        for name in changed_files(root, job.name, manifest)]

@@ -9,17 +9,17 @@ from __future__ import annotations
 import logging
 import signal
 from contextlib import contextmanager
-from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from .. import curation, monitor, query, spec as spec_mod
+from .. import curation, monitor, query
 from ..errors import DataError, DependencyError, NetworkError, WorkspaceLockedError
 from ..ids import short_id
 from ..paths import CURATION_FILE
 from ..sources.openalex import OpenAlexClient
 from ..sources.openalex_source import STORE_DIR
 from ..sources.store import RawStore
+from .preflight import check_spec
 from .result import Result
 from .workspace import Workspace
 
@@ -51,7 +51,7 @@ def _log(ws: Workspace) -> logging.Logger:
 
 
 def run_monitor(ws: Workspace, stamp: str, timeout: float) -> Result:
-    spec = spec_mod.load(ws.spec_path)
+    spec = check_spec(ws)
     if spec["source"]["kind"] != "openalex":
         raise DependencyError("monitoring asks OpenAlex for new citing works; it needs `source.kind: openalex`",
                               code="SOURCE_UNSUPPORTED")

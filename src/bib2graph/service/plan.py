@@ -9,7 +9,6 @@ Requests the store already answers are counted apart: a re-run costs nothing.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from .. import spec as spec_mod
@@ -18,6 +17,7 @@ from ..sources.openalex import PRICES_USD, plan_requests
 from ..sources.openalex_source import STORE_DIR
 from ..ids import normalize_doi, short_id
 from ..sources.store import RawStore
+from .preflight import check_spec
 from .result import Result
 from .workspace import Workspace
 
@@ -34,7 +34,7 @@ def _stored_works(store: RawStore) -> dict[str, dict[str, Any]]:
 
 
 def make_plan(ws: Workspace) -> Result:
-    spec = spec_mod.load(ws.spec_path)
+    spec = check_spec(ws)
     if spec["source"]["kind"] != "openalex":
         return Result(data={"workspace": ws.describe(), "source": "files", "requests": {}, "cost_usd": 0.0,
                             "note": "a files source makes no requests"}, warnings=ws.warnings())

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from .. import checks, curation, monitor, registry, spec as spec_mod
 from ..errors import DataError, SpecError
+from ..paths import SPEC_FILE
 from ..skips import Skips
 from .workspace import Workspace
 
@@ -66,7 +67,7 @@ def external_inputs(ws: Workspace, spec: dict[str, Any]) -> list[ExternalInput]:
 
 def check_spec(ws: Workspace) -> dict[str, Any]:
     """The spec, filled and validated, and accepted by the checks of every job it makes."""
-    spec = spec_mod.load(ws.spec_path)
+    spec = spec_mod.load(ws.spec_path, SPEC_FILE)
     for job in registry.jobs(spec, ws.root):
         checks.check(job.rule, json.loads(job.params))
     return spec

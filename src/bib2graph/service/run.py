@@ -184,7 +184,8 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
             warnings += read_inputs(ws, spec)
         _clear_leftovers(ws, snakemake_command(ws, [], []), warnings)
         forced = [d.manifest for d in drifted(ws.root, spec)]
-        cmd = snakemake_command(ws, targets, extra + (["--forcerun", *forced] if forced else []))
+        files = registry.targets(spec, targets[0] if targets else "all")   # every output up to the phase
+        cmd = snakemake_command(ws, files, extra + (["--forcerun", *forced] if forced else []))
         env = {**os.environ, "B2G_REFRESH": "1" if refresh else ""}
         previous = Path.cwd()
         os.chdir(ws.root)

@@ -31,15 +31,24 @@ def _count(path) -> int | None:
         return None
 
 
-def _counts(ws: Workspace, kinds: list[str]) -> dict[str, Any]:
+def _decisions(ws: Workspace, warnings: list[str]) -> dict | None:
+    """The decisions, or None (and a warning: `b2g run` will refuse the file) when the file is broken."""
+    try:
+        return curation.read(ws.path(CURATION_FILE))
+    except DataError as exc:
+        warnings.append(f"{exc.message}; `b2g run` stops on this until it is fixed")
+        return None
+
+
+def _counts(ws: Workspace, kinds: list[str], warnings: list[str]) -> dict[str, Any]:
     results = ws.path("results")
-    decisions = curation.read(ws.path(CURATION_FILE))
-    accepted = sum(d.decision == "accept" for d in decisions.values())
+    decisions = _decisions(ws, warnings)
+    accepted = None if decisions is None else sum(d.decision == "accept" for d in decisions.values())
     pool_path = results / "chain" / "pool" / "works.parquet"
     seeds_path = results / "seed" / "seeds.parquet"
     pending = None
     try:
-        if pool_path.is_file() and seeds_path.is_file():
+        if pool_path.is_file() and seeds_path.is_file() and decisions is not None:
             pending = len(query.column(pool_path, "work_id") - query.column(seeds_path, "work_id") - set(decisions))
     except DataError:
         pending = None
@@ -52,7 +61,8 @@ def _counts(ws: Workspace, kinds: list[str]) -> dict[str, Any]:
             nets[kind] = {"nodes": None, "edges": None}
     return {"seeds": _count(seeds_path), "candidates": _count(results / "chain" / "candidates.parquet"),
             "pool": _count(pool_path), "corpus": _count(results / "corpus" / "works.parquet"),
-            "accepted": accepted, "rejected": len(decisions) - accepted, "pending": pending,
+            "accepted": accepted, "rejected": None if decisions is None else len(decisions) - accepted,
+            "pending": pending,
             "networks": nets}
 
 
@@ -66,8 +76,9 @@ def get_status(ws: Workspace) -> Result:
         if _ORDER[job.state] >= _ORDER.get(phases.get(phase, "complete"), 0):
             phases[phase] = job.state
     stale = [j.job for j in jobs if j.state != "complete"]
+    warnings = ws.warnings()
+    counts = _counts(ws, registry.kinds(spec), warnings)
     return Result(data={"workspace": ws.describe(), "up_to_date": not stale, "phases": phases,
-                        "jobs": [j.describe() for j in jobs], "pending_jobs": stale,
-                        "counts": _counts(ws, registry.kinds(spec)),
+                        "jobs": [j.describe() for j in jobs], "pending_jobs": stale, "counts": counts,
                         "curation_available": ["accept", "reject"]},
-                  warnings=ws.warnings() + artifact_warnings(ws, spec))
+                  warnings=warnings + artifact_warnings(ws, spec))

@@ -37,7 +37,7 @@ class Workspace:
 
 
 def _check(root: Path, source: str) -> Workspace:
-    if not (root / SPEC_FILE).is_file():
+    if not (root / SPEC_FILE).exists():   # a folder or an unreadable file there: the spec reader says so
         hint = f"`b2g init {root}` creates one" if source != "walk-up" else "`b2g init DIR` creates one"
         raise WorkspaceError(f"{root} is not a bib2graph workspace (no {SPEC_FILE}); {hint}",
                              code="WORKSPACE_NOT_FOUND")
@@ -52,7 +52,7 @@ def resolve(flag: str | None = None, cwd: Path | None = None) -> Workspace:
         return _check(Path(env).expanduser().resolve(), "env")
     here = (cwd or Path.cwd()).resolve()
     for folder in (here, *here.parents):
-        if (folder / SPEC_FILE).is_file():
+        if (folder / SPEC_FILE).exists():
             return Workspace(root=folder, source="walk-up")
     raise WorkspaceError(f"no bib2graph workspace at or above {here}; `b2g init DIR` creates one, "
                          "or pass --workspace / set B2G_WORKSPACE", code="WORKSPACE_NOT_FOUND")
