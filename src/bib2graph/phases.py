@@ -124,7 +124,7 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> d
     from .registry import export_names
 
     formats = spec["export"]["formats"]
-    net = Network.read(Path(inp["metrics"]).parent)
+    net = Network.read(Path(inp["metrics"]).parent, evidence=False)   # reads only its declared inputs
     corpus = Bundle.read(_folder(inp["corpus"]))
     folder = Path(out["manifest"]).parent
     if "graphml" in formats:   # the network job wrote it already: the same bytes

@@ -158,3 +158,20 @@ def test_bad_spec_exits_2_and_changes_nothing(demo, edit, key, place):
     assert env["error"]["details"]["key"] == key and env["error"]["details"]["place"] == place
     assert place in env["error"]["message"]
     assert tree_state(workspace / "results") == before
+
+
+def test_an_empty_corpus_and_skipped_seed_entries_are_said_in_the_envelope(demo):
+    (demo / "seeds.bib").write_text("@article{kept,\n  doi = {10.1016/j.nlm.2011.11.007}\n}\n"
+                                    "@article{broken,\n  title = {never closed\n", encoding="utf-8")
+    spec_path = demo / "config/research.yaml"
+    spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
+    spec["seed"]["files"] = ["seeds.bib"]
+    spec["filter"]["year_min"] = 2100
+    spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    call = b2g("run", "corpus", "--cores", "2", "--json", "--workspace", str(demo))
+    assert call.returncode == 0, call.stderr[-3000:]
+    warnings = call.envelope["warnings"]
+    assert any(w.startswith("seeds.bib: 1 record(s) skipped") and "line 4" in w for w in warnings), warnings
+    assert any("the corpus includes no work" in w and "filter:year_min" in w for w in warnings), warnings
+    status = b2g("status", "--json", "--workspace", str(demo)).envelope
+    assert status["warnings"] == [w for w in warnings if "corpus" in w or "seeds.bib" in w]

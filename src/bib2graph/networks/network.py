@@ -39,16 +39,20 @@ class Network:
         write_json(folder / "metrics.json", self.metrics)
 
     @classmethod
-    def read(cls, folder: str | os.PathLike[str]) -> "Network":
-        """The network written by `write` (its kind and direction come from metrics.json)."""
+    def read(cls, folder: str | os.PathLike[str], evidence: bool = True) -> "Network":
+        """The network written by `write` (its kind and direction come from metrics.json); `evidence`
+        False leaves the (possibly large) evidence table unread, as exports need none."""
         folder = Path(folder)
         try:
             metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
+            kind = metrics["kind"]
         except FileNotFoundError:
             raise DataError(f"artifact {folder / 'metrics.json'} does not exist; run `b2g run` to build it",
                             code="ARTIFACT_MISSING") from None
-        kind = metrics["kind"]
-        evidence = read_table(folder / "evidence.parquet", EVIDENCE[kind]) if kind in EVIDENCE else None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DataError(f"artifact {folder / 'metrics.json'} is damaged ({exc}); `b2g run` rebuilds it",
+                            code="ARTIFACT_CORRUPT") from None
+        table = read_table(folder / "evidence.parquet", EVIDENCE[kind]) if evidence and kind in EVIDENCE else None
         return cls(kind=kind, directed=bool(metrics["directed"]),
                    nodes=read_table(folder / "nodes.parquet", NODES),
-                   edges=read_table(folder / "edges.parquet", EDGES), evidence=evidence, metrics=metrics)
+                   edges=read_table(folder / "edges.parquet", EDGES), evidence=table, metrics=metrics)
