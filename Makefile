@@ -23,11 +23,12 @@ demo: $(STAMP)
 	@echo "  report          results/report/index.html"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 # Generated inputs for the file readers, outside `make test`; B2G_FUZZ_EXAMPLES per harness (default 10000).
 fuzz: $(STAMP)
-	$(BIN)/python -m pytest fuzz -q -p no:cacheprovider
+	$(BIN)/python -m pytest fuzz -q -p no:cacheprovider -n auto
+	B2G_SPEC_EXAMPLES=300 $(BIN)/python -m pytest tests/unit/test_spec_agreement.py -q -p no:cacheprovider
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

@@ -3,9 +3,9 @@ nothing, output is byte-stable, and concurrent curation loses no decision."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import click
@@ -74,27 +74,35 @@ def test_bad_curation_file_fails_validate_with_every_problem(ws):
     assert [p["path"] for p in problems] == ["config/curation.tsv"]
 
 
-def _toggle(ws: Path, who: str, ids: list[str], rounds: int) -> list[tuple[str, str, str]]:
-    """Alternate accept/reject over `ids`; return (id, decision, by) of every call, in order."""
-    calls = []
-    for n in range(rounds):
-        work_id = ids[n % len(ids)]
-        decision = "accept" if (n // len(ids)) % 2 == 0 else "reject"
-        by = f"{who}{n}"
-        proc = subprocess.run([sys.executable, "-m", "bib2graph", decision, work_id, "--reason", "r", "--by", by,
-                               "--wait", "60", "--workspace", str(ws)], capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stderr
-        calls.append((work_id, decision, by))
-    return calls
+_TOGGLE = """
+import json, sys
+from bib2graph.cli import main
+ws, who, ids, rounds = sys.argv[1], sys.argv[2], sys.argv[3].split(","), int(sys.argv[4])
+calls = []
+for n in range(rounds):
+    work_id = ids[n % len(ids)]
+    decision = "accept" if (n // len(ids)) % 2 == 0 else "reject"
+    by = f"{who}{n}"
+    code = main([decision, work_id, "--reason", "r", "--by", by, "--wait", "60", "--workspace", ws])
+    assert code == 0, code
+    calls.append((work_id, decision, by))
+print(json.dumps(calls))
+"""
+
+
+def _toggle(ws: Path, who: str, ids: list[str], rounds: int) -> subprocess.Popen:
+    """A process making `rounds` CLI calls (b2g's own entry point, in a loop) that alternate accept and
+    reject over `ids`; it prints (id, decision, by) of every call, in order."""
+    return subprocess.Popen([sys.executable, "-c", _TOGGLE, str(ws), who, ",".join(ids), str(rounds)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
 def test_two_processes_interleaving_200_calls_keep_the_last_decision_per_id(ws):
     a_ids = [f"W{i}" for i in range(1, 8)]
     b_ids = [f"W{i}" for i in range(5, 12)]  # W5..W7 are touched by both
-    with ThreadPoolExecutor(2) as pool:
-        fa = pool.submit(_toggle, ws, "a", a_ids, 100)
-        fb = pool.submit(_toggle, ws, "b", b_ids, 100)
-        calls_a, calls_b = fa.result(), fb.result()
+    procs = [_toggle(ws, "a", a_ids, 100), _toggle(ws, "b", b_ids, 100)]   # both run at once
+    calls_a, calls_b = (json.loads(p.communicate(timeout=300)[0]) for p in procs)
+    assert [p.returncode for p in procs] == [0, 0]
     final = curation.read(ws / "config/curation.tsv")
     assert set(final) == set(a_ids) | set(b_ids)
     last = {}

@@ -31,9 +31,9 @@ def test_status_names_exactly_the_affected_jobs(built_demo, tmp_path, relative, 
     assert found == affected(root, relative)
 
 
-@pytest.mark.parametrize("relative,how", [("results/corpus/works.parquet", "corrupt"),
+@pytest.mark.parametrize("relative,how", [("results/networks/coupling/edges.parquet", "corrupt"),
                                           ("results/networks/keywords/manifest.json", "delete"),
-                                          ("results/chain/candidates.parquet", "edit")])
+                                          ("results/export/citation/nodes.csv", "edit")])
 def test_run_rebuilds_exactly_them_and_then_nothing(built_demo, tmp_path, relative, how):
     root = copy_workspace(built_demo, tmp_path / "review")
     original = (root / relative).read_bytes()

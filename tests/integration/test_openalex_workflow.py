@@ -111,15 +111,22 @@ def test_depth_one_admits_the_citation_neighbours_with_few_requests(tmp_path, se
     assert results_bytes(root) == first
 
 
-def test_faults_at_30_percent_give_the_same_artifacts(tmp_path, server):
-    clean = workspace(tmp_path / "clean")
-    assert run(clean, server).returncode == 0
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> dict[str, bytes]:
+    """The artifacts of an undisturbed run of the test spec, against a server of its own."""
+    with OpenAlexTestServer(load_works([DEMO_ZIP]), retry_after=0) as srv:
+        root = workspace(tmp_path_factory.mktemp("reference") / "ws")
+        assert run(root, srv).returncode == 0
+    return results_bytes(root)
+
+
+def test_faults_at_30_percent_give_the_same_artifacts(tmp_path, server, reference):
     server.faults.set("throttle", 0.15).set("error503", 0.15)
     faulty = workspace(tmp_path / "faulty")
     call = run(faulty, server)
     assert call.returncode == 0, call.stderr[-3000:]
     assert any(r["fault"] for r in server.requests())
-    assert results_bytes(faulty) == results_bytes(clean)
+    assert results_bytes(faulty) == reference
 
 
 def test_exhausted_budget_exits_4_and_keeps_what_was_fetched(tmp_path):
@@ -150,11 +157,7 @@ def test_depth_two_chains_from_the_first_round(tmp_path, server):
     assert all(set(v.split()) <= one for v in two.via)
 
 
-def test_a_run_killed_mid_fetch_finishes_the_same(tmp_path):
-    reference_root = tmp_path / "reference"
-    with OpenAlexTestServer(load_works([DEMO_ZIP]), retry_after=0) as srv:
-        workspace(reference_root)
-        assert run(reference_root, srv).returncode == 0
+def test_a_run_killed_mid_fetch_finishes_the_same(tmp_path, reference):
     with OpenAlexTestServer(load_works([DEMO_ZIP]), retry_after=0, latency=0.05) as srv:
         root = workspace(tmp_path / "ws")
         env = {**{k: v for k, v in os.environ.items() if not k.startswith("B2G_")},
@@ -173,7 +176,7 @@ def test_a_run_killed_mid_fetch_finishes_the_same(tmp_path):
         again = run(root, srv)
         assert again.returncode == 0, again.stderr[-3000:]
         assert asked_again(srv, stored) == []
-    assert results_bytes(root) == results_bytes(reference_root)
+    assert results_bytes(root) == reference
 
 
 def test_plan_prices_the_run_from_the_store_without_asking(tmp_path, server):

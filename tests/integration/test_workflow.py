@@ -13,6 +13,7 @@ from bib2graph.networks import KINDS
 from bib2graph.networks.schema import NODES
 from bib2graph.tables import BUNDLE_TABLES, SCREENING, read_table
 
+from .conftest import keep_networks
 from .helpers import b2g, ran_rules, tree_state
 
 pytestmark = pytest.mark.integration
@@ -95,7 +96,7 @@ def test_status_is_one_json_line_and_names_the_stale_network(demo):
 
 
 def test_reject_reruns_corpus_onward_and_accept_restores(demo):
-    workspace = demo
+    workspace = keep_networks(demo, "coupling", "citation")
     coupling = _nodes(workspace, "coupling")
     citation = _nodes(workspace, "citation")
     victim = sorted(coupling & citation)[0]

@@ -27,7 +27,7 @@ from bib2graph.tables import CANDIDATES, SEEDS, conform
 
 from ..conftest import DEMO_LABELS, included_ids
 
-EXAMPLES = int(os.environ.get("B2G_SPEC_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("B2G_SPEC_EXAMPLES", "10"))   # `make fuzz` draws 300
 EXPRESSIONS = ["rat*", '"object recognition" OR context', "NOT review AND (mouse OR rat)", "rat AND (", "",
                "OR", "memory*"]
 
