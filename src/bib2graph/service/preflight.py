@@ -9,27 +9,22 @@ Predictable bad input never starts a job, so it never costs the last good output
 - their content: each one is read by the reader its job uses, so a broken file is an error naming it
   (and the line) now, and records a reader would skip are warnings now (errors under `strict: true`).
 
-`status` runs the first two (cheap); `validate` and `run` all three.
+`status` runs the first two (cheap); `validate` and `run` all three (`check_spec`, `check_present`,
+`read_inputs`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from .. import checks, curation, monitor, registry, spec as spec_mod
-from ..errors import DataError, SpecError
+from ..errors import DataError
 from ..paths import SPEC_FILE
 from ..skips import Skips
 from .workspace import Workspace
-
-
-@dataclass
-class Preflight:
-    spec: dict[str, Any]
-    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -102,8 +97,6 @@ def read_input(item: ExternalInput, skips: Skips) -> None:
     """Read one external input as its job will; a broken file is a DataError naming it and its place."""
     try:
         _reader(item.role)(item, skips)
-    except SpecError:
-        raise
     except DataError as exc:   # name the file as the spec does, wherever the reader was pointed
         exc.message = exc.message.replace(str(item.path), item.name)
         exc.args = (exc.message,)
@@ -117,10 +110,3 @@ def read_inputs(ws: Workspace, spec: dict[str, Any]) -> list[str]:
     for item in external_inputs(ws, spec):
         read_input(item, skips)
     return skips.warnings()
-
-
-def preflight(ws: Workspace, read: bool = True) -> Preflight:
-    """Spec and job checks, inputs present, and (with `read`) every input read; raise on the first problem."""
-    spec = check_spec(ws)
-    check_present(ws, spec)
-    return Preflight(spec, read_inputs(ws, spec) if read else [])

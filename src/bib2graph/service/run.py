@@ -174,8 +174,6 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
         raise UsageError(f"name at most one phase to run up to, got {', '.join(targets)}")
     spec = check_spec(ws)
     warnings = ws.warnings()
-    if refresh:
-        extra = extra + ["--forcerun", "seed", "chain"]
     with _run_lock(ws) as lock_fd:
         if not ws.path(CURATION_FILE).exists():
             curation.record(ws.path(CURATION_FILE), [])
@@ -183,7 +181,7 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
             check_present(ws, spec)
             warnings += read_inputs(ws, spec)
         _clear_leftovers(ws, snakemake_command(ws, [], []), warnings)
-        forced = [d.manifest for d in drifted(ws.root, spec)]
+        forced = (["seed", "chain"] if refresh else []) + [d.manifest for d in drifted(ws.root, spec)]
         files = registry.targets(spec, targets[0] if targets else "all")   # every output up to the phase
         cmd = snakemake_command(ws, files, extra + (["--forcerun", *forced] if forced else []))
         env = {**os.environ, "B2G_REFRESH": "1" if refresh else ""}
