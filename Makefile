@@ -23,7 +23,7 @@ demo: $(STAMP)
 	@echo "  report          results/report/index.html"
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto
+	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 # Generated inputs for the file readers, outside `make test`; B2G_FUZZ_EXAMPLES per harness (default 10000).
 fuzz: $(STAMP)

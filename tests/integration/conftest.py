@@ -1,5 +1,6 @@
-"""One demo workspace built per test session (`b2g init` + a full `b2g run`), copied for each test that
-needs a built review: a copy keeps file times and Snakemake's records, so it is as built as the original."""
+"""One demo workspace built per test run (`b2g init` + a full `b2g run`), copied for each test that needs a
+built review: a copy keeps file times and Snakemake's records, so it is as built as the original. Under
+pytest-xdist the first worker builds it while the others wait on a lock, then all read the same one."""
 
 from __future__ import annotations
 
@@ -7,18 +8,22 @@ import shutil
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 from .helpers import b2g
 
 
 @pytest.fixture(scope="session")
-def built_demo(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("built") / "review"
-    init = b2g("init", str(root), "--json")
-    assert init.returncode == 0, init.stderr
-    run = b2g("run", "--cores", "2", "--json", "--workspace", str(root))
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert run.envelope["ok"] is True
+def built_demo(tmp_path_factory, worker_id) -> Path:
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    root = shared / "built-demo" / "review"
+    with FileLock(str(shared / "built-demo.lock")):
+        if not (root / "results/report/index.html").is_file():
+            init = b2g("init", str(root), "--json")
+            assert init.returncode == 0, init.stderr
+            run = b2g("run", "--cores", "2", "--json", "--workspace", str(root))
+            assert run.returncode == 0, run.stderr[-3000:]
+            assert run.envelope["ok"] is True
     return root
 
 

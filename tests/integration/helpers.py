@@ -52,17 +52,6 @@ def tree_state(folder: Path) -> dict[str, tuple[int, int]]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def ran_rules(stderr: str) -> set[str]:
-    """The rules Snakemake says it executed, from its job headers (`localrule corpus:`)."""
-    rules = set()
-    for line in stderr.splitlines():
-        line = line.strip()
-        for prefix in ("localrule ", "rule "):
-            if line.startswith(prefix) and line.endswith(":"):
-                rules.add(line[len(prefix):-1])
-    return rules
-
-
 def ran_jobs(stderr: str) -> set[str]:
     """The jobs Snakemake says it executed, as `rule` or `rule:kind` (rules that make no file left out)."""
     jobs, current = set(), None

@@ -181,8 +181,9 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
             check_present(ws, spec)
             warnings += read_inputs(ws, spec)
         _clear_leftovers(ws, snakemake_command(ws, [], []), warnings)
-        forced = (["seed", "chain"] if refresh else []) + [d.manifest for d in drifted(ws.root, spec)]
         files = registry.targets(spec, targets[0] if targets else "all")   # every output up to the phase
+        forced = (["seed", "chain"] if refresh else []) + [d.manifest for d in drifted(ws.root, spec)
+                                                            if d.manifest in files]   # a forced job joins the run
         cmd = snakemake_command(ws, files, extra + (["--forcerun", *forced] if forced else []))
         env = {**os.environ, "B2G_REFRESH": "1" if refresh else ""}
         previous = Path.cwd()
