@@ -11,6 +11,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from damage import damaged
+
 from bib2graph.errors import B2GError
 from bib2graph.skips import Skips
 from bib2graph.sources.files import read_seed_entries
@@ -44,16 +46,7 @@ def made_up(draw) -> str:
 def bibtex_files(draw) -> bytes:
     blocks = draw(st.lists(st.sampled_from(ENTRIES) | made_up(), max_size=5))
     text = "".join(blocks)
-    for _ in range(draw(st.integers(1, 3)) if draw(st.integers(0, 3)) == 0 else 0):
-        at = draw(st.integers(0, len(text)))
-        text = text[:at] + draw(st.sampled_from(SNIPPETS)) + text[at:]
-    encoding = draw(st.sampled_from(ENCODINGS))
-    data = bytearray(text.encode(encoding, "replace" if encoding == "latin-1" else "surrogatepass"))
-    for _ in range(draw(st.integers(1, 3)) if data and draw(st.integers(0, 3)) == 0 else 0):
-        data[draw(st.integers(0, len(data) - 1))] ^= draw(st.integers(1, 255))
-    if data and draw(st.integers(0, 7)) == 0:
-        del data[draw(st.integers(0, len(data) - 1)):]
-    return bytes(data)
+    return damaged(draw, text, SNIPPETS, ENCODINGS)
 
 
 @given(data=bibtex_files(), strict=st.booleans())

@@ -53,6 +53,13 @@ def _is_count(value, low: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= low
 
 
+def _require(checks: list[tuple[str, bool, str]], values: dict, place: str) -> None:
+    """Raise for the first (key, ok, what it must be) that is not ok."""
+    for key, ok, wanted in checks:
+        if not ok:
+            raise _invalid(f"{place}.{key} must be {wanted}, not {values[key]!r}", key, f"{place}.{key}")
+
+
 def resolve_params(kind: str, params: dict | None) -> dict:
     """The kind's parameters with the defaults filled in; unknown keys and bad values are a SpecError."""
     if kind not in KINDS:
@@ -74,9 +81,7 @@ def resolve_params(kind: str, params: dict | None) -> dict:
         ("thesaurus", out.get("thesaurus") is None or isinstance(out["thesaurus"], (str, os.PathLike)),
          "a path or null"),
     ]
-    for key, ok, wanted in checks:
-        if not ok:
-            raise _invalid(f"{place}.{key} must be {wanted}, not {out[key]!r}", key, f"{place}.{key}")
+    _require(checks, out, place)
     if out.get("thesaurus") is not None:
         out["thesaurus"] = os.fspath(out["thesaurus"])
     out.setdefault("normalization", "raw")   # citation: unweighted, so raw and not a parameter
@@ -99,9 +104,7 @@ def resolve_communities(params: dict | None) -> dict:
         ("seed", _is_count(out["seed"], 0), "an integer >= 0"),
         ("stability_runs", _is_count(out["stability_runs"], 1), "an integer >= 1"),
     ]
-    for key, ok, wanted in checks:
-        if not ok:
-            raise _invalid(f"communities.{key} must be {wanted}, not {out[key]!r}", key, f"communities.{key}")
+    _require(checks, out, "communities")
     if out["algorithm"] == "louvain" and out["objective"] != "modularity":
         raise _invalid("communities.objective: louvain optimises modularity only; use algorithm 'leiden' for "
                        "the 'cpm' objective", "objective", "communities.objective")
