@@ -77,8 +77,7 @@ def _network_out(_spec):
 
 
 def _export_out(spec):
-    formats = spec["export"]["formats"] if spec else []
-    return {"files": [f"results/export/{{kind}}/{name}" for name in export_names(formats)],
+    return {"files": [f"results/export/{{kind}}/{name}" for name in export_names(spec["export"]["formats"])],
             "manifest": "results/export/{kind}/manifest.json"}
 
 

@@ -44,3 +44,12 @@ def test_run_rebuilds_exactly_them_and_then_nothing(built_demo, tmp_path, relati
     assert ran_jobs(run.stderr) == expected
     assert (root / relative).read_bytes() == original   # rebuilt as it was: the same inputs, the same bytes
     assert call(["status"], root)["data"]["up_to_date"] is True
+
+
+def test_status_reads_past_a_truncated_table(built_demo, tmp_path):
+    root = copy_workspace(built_demo, tmp_path / "review")
+    table = root / "results/corpus/works.parquet"
+    table.write_bytes(table.read_bytes()[:100])   # no footer left: not Parquet at all
+    env = call(["status"], root)
+    assert env["ok"] is True and env["data"]["counts"]["corpus"] is None
+    assert set(env["data"]["pending_jobs"]) == affected(root, "results/corpus/works.parquet")

@@ -123,20 +123,21 @@ def _link(source: Path, target: Path) -> None:
 
 
 @contextmanager
-def _last_good(ws: Workspace, spec: dict) -> Iterator[list[str]]:
-    """Keep every current output as a hard link; on an exception put back those Snakemake deleted."""
+def _last_good(ws: Workspace, spec: dict) -> Iterator[None]:
+    """Keep every current output as a hard link; on an exception put back those Snakemake deleted and
+    list them in the error's details (`restored`)."""
     backup = ws.path(LAST_GOOD)
     kept = _outputs(ws, spec)
     for relative in kept:
         _link(ws.path(relative), backup / relative)
-    restored: list[str] = []
     try:
-        yield restored
-    except BaseException:
-        for relative in kept:
-            if not ws.path(relative).exists():
-                _link(backup / relative, ws.path(relative))
-                restored.append(relative)
+        yield
+    except BaseException as exc:
+        restored = [relative for relative in kept if not ws.path(relative).exists()]
+        for relative in restored:
+            _link(backup / relative, ws.path(relative))
+        if isinstance(exc, B2GError) and restored:
+            exc.details = {**exc.details, "restored": restored}
         raise
     finally:
         shutil.rmtree(backup, ignore_errors=True)
