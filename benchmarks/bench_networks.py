@@ -161,13 +161,14 @@ def main() -> None:
         return
     print(f"{'works':>7} {'kind':<18} {'nodes':>8} {'edges':>10} {'count s':>8} {'build s':>8} "
           f"{'peak MB':>8} {'bare s':>7} {'×bare':>6} {'python s':>9} {'×python':>8} {'evidence':>14}", flush=True)
-    worst = 0.0
+    worst, failed = 0.0, 0
     for size in args.sizes:
         for kind in args.kinds:
             proc = subprocess.run([sys.executable, __file__, "--child", str(size), kind,
                                    "1" if size <= 10_000 else "0"], capture_output=True, text=True)
             if proc.returncode != 0:
                 print(f"{size:>7} {kind:<18} failed: {proc.stderr.strip().splitlines()[-1:]}", flush=True)
+                failed += 1
                 continue
             r = json.loads(proc.stdout)
             if "bare_s" in r:
@@ -180,6 +181,8 @@ def main() -> None:
                   f"{r['build_s']:8.2f} {r['peak_mb']:8.0f} {bare} {py} {evidence:>14}", flush=True)
     if worst:
         print(f"worst counting / bare product ratio: {worst:.2f} (acceptance: at most 3)")
+    if failed:
+        sys.exit(f"{failed} row(s) failed")   # run_all.py, and so `make bench`, see it
 
 
 if __name__ == "__main__":
