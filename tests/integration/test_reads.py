@@ -98,11 +98,14 @@ def test_network_takes_positions_from_the_layout(demo, capsys):
     folder.mkdir(parents=True)
     layout = pd.DataFrame({"node_id": nodes["node_id"], "x": range(len(nodes)), "y": [-1.5] * len(nodes)})
     layout.astype({"x": float}).iloc[1:].to_parquet(folder / "layout.parquet")   # one node without a position
+    mean_year = [float("nan")] + [2000.5 + i for i in range(1, len(nodes))]      # the column another rule adds
+    nodes.assign(mean_year=mean_year).to_parquet(demo / "results/networks/keywords/nodes.parquet")
     data = ok(capsys, demo, "network", "keywords", "--edges", "0")
     assert data["edges"] == [] and data["edges_next"] is None and data["edges_total"] > 0
     position = {n["id"]: (n["x"], n["y"]) for n in data["nodes"]}
     assert position[nodes["node_id"][0]] == (None, None)
     assert position[nodes["node_id"][5]] == (5.0, -1.5)
+    assert [n["mean_year"] for n in data["nodes"][:2]] == [None, 2001.5]
     assert [n["layout"] for n in ok(capsys, demo, "networks")["networks"] if n["kind"] == "keywords"] == [True]
 
 
