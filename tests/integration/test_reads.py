@@ -123,6 +123,21 @@ def test_evidence_of_a_coupling_edge_is_the_references_both_works_share(built_de
             assert doc["title"] == pool.loc[doc["work_id"], "title"]
 
 
+def test_evidence_names_references_outside_the_pool_from_the_cited_works_table(demo, capsys):
+    source, target = strongest_edge(demo, "coupling")
+    pool = set(table(demo, "results/chain/pool/works.parquet").work_id)
+    outside = [d["work_id"] for d in ok(capsys, demo, "evidence", "coupling", source, target)["documents"]
+               if d["work_id"] not in pool]
+    assert outside
+    (demo / "results/chain/cited").mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({"work_id": [outside[0]], "first_author": ["Ann Smith"], "year": [1999], "title": ["Old memory"],
+                  "venue": ["Brain"], "doi": ["10.1/old"], "citing": [2], "in_pool": [False]}
+                 ).to_parquet(demo / "results/chain/cited/works.parquet")
+    named = {d["work_id"]: d for d in ok(capsys, demo, "evidence", "coupling", source, target)["documents"]}
+    assert named[outside[0]] == {"work_id": outside[0], "title": "Old memory", "year": 1999, "doi": "10.1/old",
+                                 "venue": "Brain", "authors": ["Ann Smith"], "in_corpus": False, "label": "Old memory"}
+
+
 def test_evidence_of_cocitation_is_the_works_citing_both(built_demo, capsys):
     a, b = strongest_edge(built_demo, "cocitation")
     refs = table(built_demo, "results/corpus/references.parquet")

@@ -6,7 +6,8 @@ stored evidence table when the network phase built it whole (`metrics.evidence.c
 computed on demand from the corpus tables by set intersection (`networks.edge_evidence`, the same rows).
 For undirected kinds the order of the two nodes does not matter: the answer names the edge as stored
 (`source` < `target`). Each document carries whatever record the workspace holds for it: the pooled
-work's metadata, else (an out-of-corpus reference) the label a network gives that node.
+work's metadata, else (a reference outside the pool) the cited works' table's, else the label a network
+gives that node.
 """
 
 from __future__ import annotations
@@ -69,9 +70,14 @@ def _on_demand(ws: Workspace, kind: str, metrics: dict[str, Any], edge: dict[str
     return rows[EVIDENCE_VIA[kind]].astype(str).tolist()
 
 
+CITED_WORKS = "results/chain/cited/works.parquet"   # metadata of cited works outside the pool, when collected
+CITED_COLUMNS = ("work_id", "title", "year", "doi", "venue", "first_author")
+
+
 def describe_works(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
-    """Each ID's record, in the given order: pooled works with their metadata; others (references
-    outside the pool) with the label, year and DOI a network's node table holds, else the bare ID."""
+    """Each ID's record, in the given order: pooled works with their metadata; cited works outside the
+    pool from the cited works' table (first author only); others with the label, year and DOI a
+    network's node table holds; else the bare ID."""
     if not ids:
         return []
     pool = ws.path("results/chain/pool")
@@ -88,6 +94,14 @@ def describe_works(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
                 FROM read_parquet(?) w WHERE w.work_id IN (SELECT unnest(?::VARCHAR[]))""", params):
             known[row["work_id"]] = {**row, "authors": [a for a in row["authors"] if a], "label": row["title"]}
     missing = [i for i in ids if i not in known]
+    cited = ws.path(CITED_WORKS)
+    if missing and cited.is_file() and set(CITED_COLUMNS) <= set(query.columns(cited)):
+        for row in query.records("SELECT work_id, title, year, doi, venue, first_author FROM read_parquet(?) "
+                                 "WHERE work_id IN (SELECT unnest(?::VARCHAR[]))", [str(cited), missing]):
+            known[row["work_id"]] = {**{k: row[k] for k in ("work_id", "title", "year", "doi", "venue")},
+                                     "authors": [row["first_author"]] if row["first_author"] else [],
+                                     "in_corpus": False, "label": row["title"]}
+        missing = [i for i in missing if i not in known]
     for nodes in sorted(ws.path("results/networks").glob("*/nodes.parquet")) if missing else []:
         for row in query.records("SELECT node_id, label, year, doi FROM read_parquet(?) "
                                  "WHERE node_id IN (SELECT unnest(?::VARCHAR[])) AND label <> node_id", [str(nodes), missing]):
