@@ -392,8 +392,8 @@ def build_cocitation(corpus: Bundle, params: dict) -> Raw:
     """Co-citation: nodes are works cited by the corpus; ``c(x, y)`` = number of corpus works citing both.
 
     Occurrences ``s_x`` = number of corpus works citing x. Cited works may lie outside the corpus
-    (``in_corpus`` false; their label is their ID). Evidence: one row ``(source, target, citing_id)`` per
-    corpus work citing both ends of a kept edge.
+    (``in_corpus`` false; `build` names them from the cited works' table when it knows them).
+    Evidence: one row ``(source, target, citing_id)`` per corpus work citing both ends of a kept edge.
     """
     works = _corpus_works(corpus)
     m, ref_ids = _reference_matrix(corpus, works)            # citing works (groups) × references
