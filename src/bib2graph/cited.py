@@ -42,8 +42,9 @@ def citing_counts(references: pd.DataFrame, min_citing: int) -> pd.Series:
 def cited_works(works: pd.DataFrame, authorships: pd.DataFrame, references: pd.DataFrame, min_citing: int,
                 max_works: int | None, lookup: Callable[[list[str]], Bundle] | None) -> tuple[pd.DataFrame, dict]:
     """The `CITED` table of the works the pool (its `works`, `authorships` and `references` tables) cites
-    at least `min_citing` times, and counts saying what was looked up. Works outside the pool are asked of `lookup` (None: not at all), the `max_works` most
-    cited first; a work the source does not hold keeps no row (its node is labelled by its ID)."""
+    at least `min_citing` times, and counts saying what was looked up. Works outside the pool are asked
+    of `lookup` (None: not at all), the `max_works` most cited first; a work the source does not hold,
+    or holds nothing about, keeps no row (its node is labelled by its ID)."""
     counts = citing_counts(references, min_citing)
     pooled = set(works["work_id"])
     inside = [w for w in counts.index if w in pooled]
@@ -54,7 +55,7 @@ def cited_works(works: pd.DataFrame, authorships: pd.DataFrame, references: pd.D
     if lookup is not None and asked:
         fetched = lookup(asked)
         meta = work_metadata(fetched.works, fetched.authorships)
-        meta = meta[meta["work_id"].isin(set(asked))].drop_duplicates("work_id")
+        meta = meta[meta["work_id"].isin(set(asked))].drop_duplicates("work_id").dropna(how="all", subset=META[1:])
         found = len(meta)
         rows.append(meta.assign(in_pool=False))
     table = pd.concat(rows, ignore_index=True)
