@@ -98,11 +98,18 @@ def test_status_is_one_json_line_and_names_the_stale_network(demo):
 
 def test_the_labels_section_makes_only_the_cited_works_and_what_reads_them_stale(demo):
     spec_path = demo / "config/research.yaml"
-    spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
+    original = spec_path.read_text(encoding="utf-8")
+    spec = yaml.safe_load(original)
     spec["labels"] = {"max_works": 5}
     spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     data = b2g("status", "--json", "--workspace", str(demo)).envelope["data"]
     assert set(data["pending_jobs"]) == {"cited", "network:cocitation", "export:cocitation", "report"}
+
+    spec_path.write_text(original, encoding="utf-8")   # curation redraws the corpus, not the pool's citations
+    victim = sorted(_nodes(demo, "coupling"))[0]
+    assert b2g("reject", victim, "--reason", "off-topic", "--json", "--workspace", str(demo)).returncode == 0
+    pending = set(b2g("status", "--json", "--workspace", str(demo)).envelope["data"]["pending_jobs"])
+    assert "corpus" in pending and "network:cocitation" in pending and "cited" not in pending
 
 
 def test_cocited_works_the_universe_holds_are_named(built_demo):
