@@ -39,8 +39,28 @@ def citing_counts(references: pd.DataFrame, min_citing: int) -> pd.Series:
     return frame.set_index("work_id")["citing"]
 
 
+Lookup = Callable[[list[str]], tuple[Bundle, dict[str, str]]]
+
+
+def look_up(source, work_ids: list[str]) -> tuple[Bundle, dict[str, str]]:
+    """The records a source holds for `work_ids`, and ``{asked ID: current ID}`` for those OpenAlex
+    answered with the work they were merged into (a files universe merges nothing)."""
+    found = source.records(work_ids)
+    current = source.known_ids(work_ids)   # answered from what `records` fetched: no new request
+    return found, {asked: now for asked, now in current.items() if asked != now}
+
+
+def _under_asked_ids(meta: pd.DataFrame, merged: dict[str, str]) -> pd.DataFrame:
+    """`meta` plus, for each merged ID asked, the row of its current work under the asked ID."""
+    if not merged:
+        return meta
+    aliases = pd.DataFrame({"asked": list(merged), "work_id": list(merged.values())})
+    again = aliases.merge(meta, on="work_id").drop(columns="work_id").rename(columns={"asked": "work_id"})
+    return pd.concat([meta, again[META]], ignore_index=True)
+
+
 def cited_works(works: pd.DataFrame, authorships: pd.DataFrame, references: pd.DataFrame, min_citing: int,
-                max_works: int | None, lookup: Callable[[list[str]], Bundle] | None) -> tuple[pd.DataFrame, dict]:
+                max_works: int | None, lookup: Lookup | None) -> tuple[pd.DataFrame, dict]:
     """The `CITED` table of the works the pool (its `works`, `authorships` and `references` tables) cites
     at least `min_citing` times, and counts saying what was looked up. Works outside the pool are asked
     of `lookup` (None: not at all), the `max_works` most cited first; a work the source does not hold,
@@ -53,8 +73,8 @@ def cited_works(works: pd.DataFrame, authorships: pd.DataFrame, references: pd.D
     rows = [work_metadata(works, authorships).assign(in_pool=True)]
     found = 0
     if lookup is not None and asked:
-        fetched = lookup(asked)
-        meta = work_metadata(fetched.works, fetched.authorships)
+        fetched, merged = lookup(asked)
+        meta = _under_asked_ids(work_metadata(fetched.works, fetched.authorships), merged)
         meta = meta[meta["work_id"].isin(set(asked))].drop_duplicates("work_id").dropna(how="all", subset=META[1:])
         found = len(meta)
         rows.append(meta.assign(in_pool=False))

@@ -93,15 +93,15 @@ def run_cited(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> d
     """The works the pool cites, looked up in the source (OpenAlex through the raw store; files: the
     universe) unless `labels.fetch` is false. An exhausted OpenAlex budget stops the job as it stops the
     chain: every answer had is kept in the store, and a re-run after the reset asks only the rest."""
-    from .cited import cited_works
+    from .cited import cited_works, look_up
     from .errors import NetworkError
 
     pool = {Path(path).stem: read_table(path, BUNDLE_TABLES[Path(path).stem]) for path in inp["pool"]}
     opened: list = []
 
-    def lookup(work_ids: list[str]) -> Bundle:   # the source is opened only when there is something to ask
+    def lookup(work_ids: list[str]):   # the source is opened only when there is something to ask
         opened.append(open_source(spec["source"], inp["sources"], skips))
-        return opened[0].records(work_ids)
+        return look_up(opened[0], work_ids)
 
     try:
         table, counts = cited_works(pool["works"], pool["authorships"], pool["references"], spec["min_citing"],

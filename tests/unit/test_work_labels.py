@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from bib2graph.cited import cited_works
+from bib2graph.cited import cited_works, look_up
 from bib2graph.networks.work_labels import MAX_CHARS, shorten, surname, work_label
 from bib2graph.tables import CITED, conform
 
@@ -59,7 +59,7 @@ def test_cited_works_come_from_the_pool_or_the_lookup_capped_by_citations(demo_u
 
     def lookup(ids):
         asked.append(list(ids))
-        return demo_universe.records(ids)
+        return look_up(demo_universe, ids)
 
     table, report = cited_works(pool.works, pool.authorships, refs, 1, None, lookup)
     pd.testing.assert_frame_equal(conform(table, CITED), table)
@@ -76,3 +76,25 @@ def test_cited_works_come_from_the_pool_or_the_lookup_capped_by_citations(demo_u
     assert asked[-1] == asked[0][:3] and report["beyond_max_works"] == len(outside) - 3
     offline, report = cited_works(pool.works, pool.authorships, refs, 1, None, None)
     assert len(asked) == 2 and not (~offline["in_pool"]).any() and report["fetch"] is False
+
+
+def test_a_cited_work_openalex_merged_is_named_by_the_id_the_pool_cites(tmp_path, demo_universe):
+    from bib2graph.sources.openalex_source import OpenAlexSource
+
+    from ..openalex_server import OpenAlexTestServer, load_works
+    from ..conftest import DEMO_ZIP
+
+    seeds = included_ids(DEMO_LABELS)[:2]
+    pool = demo_universe.bundle.subset(seeds)
+    target = sorted(demo_universe.ids - set(seeds))[0]
+    refs = pd.concat([pool.references, pd.DataFrame({"work_id": seeds, "referenced_id": ["W11", "W11"]})])
+    with OpenAlexTestServer(load_works([DEMO_ZIP]), merged={"W11": target}) as srv:
+        source = OpenAlexSource.open({"base_url": srv.url}, root=tmp_path)
+        try:
+            table, report = cited_works(pool.works, pool.authorships, refs, 2, None, lambda ids: look_up(source, ids))
+        finally:
+            source.close()
+    row = table.set_index("work_id").loc["W11"]
+    works = demo_universe.bundle.works.set_index("work_id")
+    assert row["title"] == works.loc[target, "title"] and row["citing"] == 2 and not row["in_pool"]
+    assert report["asked"] == report["outside_pool"] and srv.requests("singleton")   # the 301 was followed
