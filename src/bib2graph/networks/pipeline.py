@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..cited import META, work_metadata
 from ..tables import Bundle, conform, empty
 from . import communities as _communities
 from .builders import BUILDERS, EVIDENCE_MAX_ROWS, build_evidence, coded_frame
@@ -48,8 +49,6 @@ def definition(kind: str, params: dict) -> str:
 
 def _work_metadata(corpus: Bundle, cited: pd.DataFrame | None) -> pd.DataFrame:
     """Metadata of every work a node may be: the corpus's own, then the cited works' table for the rest."""
-    from ..cited import META, work_metadata
-
     own = work_metadata(corpus.works, corpus.authorships)
     if cited is None or cited.empty:
         return own

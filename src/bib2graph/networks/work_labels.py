@@ -40,7 +40,7 @@ def shorten(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     if limit <= 1:
-        return "…"[:max(limit, 0)]
+        return "…" if limit == 1 else ""
     cut = text[:limit - 1]
     space = cut.rfind(" ")
     if space >= (limit - 1) // 2:
