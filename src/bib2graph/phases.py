@@ -190,7 +190,8 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
 
 
 PHASES: dict[str, Callable[..., dict[str, Any]]] = {
-    "seed": run_seed, "chain": run_chain, "cited": run_cited, "corpus": run_corpus, "network": run_network,
+    "cited": run_cited,
+    "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network,
     "export": run_export, "report": run_report,
 }
 

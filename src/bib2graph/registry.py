@@ -5,10 +5,9 @@ preflight, snapshots and the manifests ask the same functions. A file therefore 
 one place and invisible in another, and every job's manifest lists exactly what the rule declares.
 
     seed ─► chain ─► corpus ─► network:{kind} ─► export:{kind}
-              │                └──────────────► report
-              └─► cited ──────► network:cocitation
+                               └──────────────► report
 
-`cited` (only with a co-citation network) collects the metadata of the works the pool cites, so
+`cited` (chain ─► cited ─► network:cocitation; only with a co-citation network) collects the metadata of the works the pool cites, so
 that co-citation nodes outside the corpus get readable labels; it reads the pool, not the corpus,
 so curation never re-runs it.
 
@@ -156,6 +155,8 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
 def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".") -> dict[str, Any]:
     """Every file a job reads, by role: upstream artifacts and external inputs alike."""
     found: dict[str, Any] = dict(external_inputs(spec, rule, kind, root))
+    if rule == "network" and kind == "cocitation":
+        found["cited"] = CITED_WORKS
     if rule == "chain":
         found["seeds"] = "results/seed/seeds.parquet"
     elif rule == "corpus":
@@ -166,8 +167,6 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
         found["pool"] = list(CITED_POOL)
     elif rule == "network":
         found["corpus"] = bundle("results/corpus")
-        if kind == "cocitation":
-            found["cited"] = CITED_WORKS
     elif rule == "export":
         net = _network_out(spec)
         found.update({k: net[k].format(kind=kind) for k in ("graphml", "nodes", "edges", "metrics")},
