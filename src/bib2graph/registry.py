@@ -7,9 +7,9 @@ one place and invisible in another, and every job's manifest lists exactly what 
     seed ─► chain ─► corpus ─► network:{kind} ─► export:{kind}
                                └──────────────► report
 
-`cited` (chain ─► cited ─► network:cocitation; only with a co-citation network) collects the metadata of the works the pool cites, so
-that co-citation nodes outside the corpus get readable labels; it reads the pool, not the corpus,
-so curation never re-runs it.
+`cited` (chain ─► cited ─► network:cocitation; only with a co-citation network) collects the
+metadata of the works the pool cites, so that co-citation nodes outside the corpus get readable
+labels; it reads the pool, not the corpus, so curation never re-runs it.
 
 Paths are relative to the workspace root; per-kind paths hold ``{kind}``. Files outside `results/`
 (the spec's source, seed and thesaurus files, `config/curation.tsv`, the monitor's pending works)
