@@ -18,7 +18,7 @@ _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 def _clean(value) -> str:
     if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
         return ""
-    return " ".join(str(value).split())
+    return " ".join(str(value).split()) if isinstance(value, str) else str(value)
 
 
 def surname(name) -> str:
@@ -49,11 +49,12 @@ def shorten(text: str, limit: int) -> str:
 
 
 def work_label(work_id: str, first_author=None, year=None, title=None, venue=None,
-               max_chars: int = MAX_CHARS) -> str:
+               max_chars: int = MAX_CHARS, *, author_is_surname: bool = False) -> str:
     """ "Smith (2019) A title" from the parts known; the title falls back to the venue, the whole to
-    the ID when no part is known."""
+    the ID when no part is known. `author_is_surname`: `first_author` is already the family name."""
     year_text = "" if _clean(year) == "" else f"({int(year)})"
-    head = " ".join(p for p in (surname(first_author), year_text) if p)
+    author = first_author if author_is_surname else surname(first_author)
+    head = " ".join(p for p in (author, year_text) if p)
     text = _clean(title) or _clean(venue)
     if not head and not text:
         return str(work_id)
@@ -65,12 +66,22 @@ def work_label(work_id: str, first_author=None, year=None, title=None, venue=Non
     return f"{head} {shorten(text, room)}" if room >= 8 else shorten(f"{head} {text}", max_chars)
 
 
+def _values(column: pd.Series) -> list:
+    """A column as plain Python values, None where missing (iterating Arrow-backed strings is slow)."""
+    return column.to_numpy(dtype=object, na_value=None).tolist()
+
+
 def name_work_nodes(nodes: pd.DataFrame, meta: pd.DataFrame) -> pd.DataFrame:
     """Work nodes labelled from `meta` (`bib2graph.cited.META` columns, one row per work); nodes outside
     the corpus also take their year and DOI from it where known."""
     known = meta.drop_duplicates("work_id").set_index("work_id").reindex(nodes["node_id"])
-    labels = [work_label(w, a, y, t, v) for w, a, y, t, v in zip(
-        nodes["node_id"], known["first_author"], known["year"], known["title"], known["venue"])]
+    parts = ("first_author", "year", "title", "venue")
+    labels = nodes["node_id"].astype(str).to_numpy(dtype=object).copy()
+    where = np.flatnonzero(known[list(parts)].notna().any(axis=1).to_numpy())
+    columns = [_values(known[name].iloc[where]) for name in parts]
+    names = {a: surname(a) for a in set(columns[0])}
+    labels[where] = [work_label(w, names[a], y, t, v, author_is_surname=True)
+                     for w, a, y, t, v in zip(labels[where].tolist(), *columns)]
     outside = ~nodes["in_corpus"].to_numpy(dtype=bool)
     year = pd.array(nodes["year"], dtype="Int64").copy()
     found = pd.array(known["year"], dtype="Int64")
