@@ -26,7 +26,7 @@ from .seed import resolve_seeds
 from .skips import Skips
 from .sources.records import bundle_from_works
 from .sources.universe import FileUniverse
-from .tables import BUNDLE_TABLES, CANDIDATES, SCREENING, SEEDS, WORKS, Bundle, read_table, write_table
+from .tables import BUNDLE_TABLES, CANDIDATES, CITED, SCREENING, SEEDS, WORKS, Bundle, read_table, write_table
 
 Named = dict[str, Any]
 
@@ -89,6 +89,35 @@ def _with_monitored(pool: Bundle, candidates, round_no: int, pending_paths: list
     return merged, candidates
 
 
+def run_cited(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    """The works the pool cites, looked up in the source (OpenAlex through the raw store; files: the
+    universe) unless `labels.fetch` is false. An exhausted OpenAlex budget stops the job as it stops the
+    chain: every answer had is kept in the store, and a re-run after the reset asks only the rest."""
+    from .cited import cited_works, look_up
+    from .errors import NetworkError
+
+    pool = {Path(path).stem: read_table(path, BUNDLE_TABLES[Path(path).stem]) for path in inp["pool"]}
+    opened: list = []
+
+    def lookup(work_ids: list[str]):   # the source is opened only when there is something to ask
+        opened.append(open_source(spec["source"], inp["sources"], skips))
+        return look_up(opened[0], work_ids)
+
+    try:
+        table, counts = cited_works(pool["works"], pool["authorships"], pool["references"], spec["min_citing"],
+                                    spec["labels"]["max_works"], lookup if spec["labels"]["fetch"] else None)
+    except NetworkError as exc:
+        if exc.code == "BUDGET_EXHAUSTED":
+            exc.message += " Labels can do without: `labels: {fetch: false}` skips this look-up."
+            exc.args = (exc.message,)
+        raise
+    finally:
+        for source in opened:
+            source.close()
+    write_table(table, CITED, out["works"])
+    return {**counts, "source": spec["source"]["kind"]}
+
+
 def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
     seeds, candidates = read_table(inp["seeds"], SEEDS), read_table(inp["candidates"], CANDIDATES)
     result = build_corpus(Bundle.read(_folder(inp["pool"])), seeds, candidates, read_decisions(inp["curation"]),
@@ -111,7 +140,8 @@ def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> 
     if inp.get("thesaurus"):
         params["thesaurus"] = inp["thesaurus"][0]   # the path the registry resolved, tracked as an input
     corpus = Bundle.read(_folder(inp["corpus"]))
-    net = networks.build(kind, corpus, params, spec["communities"])
+    cited = read_table(inp["cited"], CITED) if inp.get("cited") else None
+    net = networks.build(kind, corpus, params, spec["communities"], cited=cited)
     net.write(Path(out["metrics"]).parent)
     write_graphml(net, corpus, out["graphml"])
     return {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]}
@@ -160,6 +190,7 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
 
 
 PHASES: dict[str, Callable[..., dict[str, Any]]] = {
+    "cited": run_cited,
     "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network,
     "export": run_export, "report": run_report,
 }

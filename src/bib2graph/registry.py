@@ -7,6 +7,10 @@ one place and invisible in another, and every job's manifest lists exactly what 
     seed ─► chain ─► corpus ─► network:{kind} ─► export:{kind}
                                └──────────────► report
 
+`cited` (chain ─► cited ─► network:cocitation; only with a co-citation network) collects the
+metadata of the works the pool cites, so that co-citation nodes outside the corpus get readable
+labels; it reads the pool, not the corpus, so curation never re-runs it.
+
 Paths are relative to the workspace root; per-kind paths hold ``{kind}``. Files outside `results/`
 (the spec's source, seed and thesaurus files, `config/curation.tsv`, the monitor's pending works)
 are the review's *external* inputs: they must exist before a job starts (the preflight checks them).
@@ -53,6 +57,7 @@ class Rule:
     outputs: Callable[[dict], dict[str, Any]]   # spec → named outputs (str or list of str)
     spec_keys: tuple[str, ...] = ()
     per_kind: bool = False
+    wanted: Callable[[dict], bool] = lambda _spec: True   # whether the spec asks for this job at all
 
 
 def _seed_out(_spec):
@@ -62,6 +67,18 @@ def _seed_out(_spec):
 def _chain_out(_spec):
     return {"candidates": "results/chain/candidates.parquet", "pool": bundle("results/chain/pool"),
             "manifest": "results/chain/manifest.json"}
+
+
+CITED_WORKS = "results/chain/cited/works.parquet"
+CITED_POOL = [f"results/chain/pool/{name}.parquet" for name in ("works", "authorships", "references")]
+
+
+def _cited_out(_spec):
+    return {"works": CITED_WORKS, "manifest": "results/chain/cited/manifest.json"}
+
+
+def _cited_wanted(spec: dict) -> bool:
+    return "cocitation" in spec["networks"]
 
 
 def _corpus_out(_spec):
@@ -86,12 +103,14 @@ def _report_out(_spec):
 
 
 _TABLES = {"results/seed/seeds.parquet": "seeds", "results/chain/candidates.parquet": "candidates",
+           CITED_WORKS: "cited",
            "results/corpus/screening.parquet": "screening",
            **{f"results/{folder}/{name}.parquet": name for folder in ("chain/pool", "corpus") for name in BUNDLE}}
 
 RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("seed", "seed", _seed_out, ("seed", "source", "strict")),
     Rule("chain", "chain", _chain_out, ("chain", "source", "strict")),
+    Rule("cited", "chain", _cited_out, ("labels", "source", "strict"), wanted=_cited_wanted),
     Rule("corpus", "corpus", _corpus_out, ("filter",)),
     Rule("network", "networks", _network_out, per_kind=True),
     Rule("export", "exports", _export_out, ("export",), per_kind=True),
@@ -122,6 +141,9 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
         pending = Path(root) / MONITOR_PENDING
         return {"sources": paths(spec["source"]["files"]),
                 "pending": [str(pending)] if pending.is_file() else []}
+    if rule == "cited":
+        reads = spec["source"]["kind"] == "files" and spec["labels"]["fetch"]
+        return {"sources": paths(spec["source"]["files"]) if reads else []}
     if rule == "corpus":
         return {"curation": [str(Path(root) / CURATION_FILE)]}
     if rule == "network" and kind == "keywords":
@@ -133,12 +155,16 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
 def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".") -> dict[str, Any]:
     """Every file a job reads, by role: upstream artifacts and external inputs alike."""
     found: dict[str, Any] = dict(external_inputs(spec, rule, kind, root))
+    if rule == "network" and kind == "cocitation":
+        found["cited"] = CITED_WORKS
     if rule == "chain":
         found["seeds"] = "results/seed/seeds.parquet"
     elif rule == "corpus":
         found.update(seeds="results/seed/seeds.parquet", candidates="results/chain/candidates.parquet",
                      pool=bundle("results/chain/pool"))
         found["curation"] = found["curation"][0]
+    elif rule == "cited":
+        found["pool"] = list(CITED_POOL)
     elif rule == "network":
         found["corpus"] = bundle("results/corpus")
     elif rule == "export":
@@ -168,6 +194,9 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
     if rule == "network":
         return canonical_json({"network": spec["networks"][kind], "communities": spec["communities"],
                                "kind": kind})
+    if rule == "cited":   # the co-citation threshold says which cited works are nodes
+        return canonical_json({**{key: spec[key] for key in RULES[rule].spec_keys},
+                               "min_citing": spec["networks"]["cocitation"]["min_occurrences"]})
     return canonical_json({key: spec[key] for key in RULES[rule].spec_keys})
 
 
@@ -208,6 +237,8 @@ def jobs(spec: dict, root: str | Path = ".") -> list[Job]:
     """Every job the spec asks for, in DAG order (per-kind jobs by kind)."""
     found = []
     for rule in RULES.values():
+        if not rule.wanted(spec):
+            continue
         for kind in kinds(spec) if rule.per_kind else [None]:
             name = f"{rule.name}:{kind}" if kind else rule.name
             found.append(Job(name, rule.name, kind, inputs(spec, rule.name, kind, root),

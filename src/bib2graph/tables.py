@@ -104,6 +104,19 @@ SCREENING = table_schema("screening", {
     "included": pa.Column(bool),
 }, ["work_id"])
 
+#: The works the pool cites (results/chain/cited/works.parquet): what node labels of works outside the
+#: corpus are made of. `citing` = pooled works citing it; `in_pool` = its metadata came from the pool.
+CITED = table_schema("cited", {
+    "work_id": TEXT,
+    "first_author": OPTIONAL_TEXT,
+    "year": pa.Column("Int64", nullable=True),
+    "title": OPTIONAL_TEXT,
+    "venue": OPTIONAL_TEXT,
+    "doi": OPTIONAL_TEXT,
+    "citing": pa.Column("Int64", pa.Check.ge(0)),
+    "in_pool": pa.Column(bool),
+}, ["work_id"])
+
 BUNDLE_TABLES = {"works": WORKS, "authorships": AUTHORSHIPS, "affiliations": AFFILIATIONS,
                  "references": REFERENCES, "terms": TERMS}
 

@@ -14,7 +14,8 @@ from .dag_cases import MUTATIONS, affected, call, is_external, mutate, stale_job
 from .helpers import b2g, ran_jobs
 
 pytestmark = pytest.mark.integration
-SAMPLE = ["results/seed/manifest.json", "results/chain/pool/terms.parquet", "results/corpus/prisma.json",
+SAMPLE = ["results/seed/manifest.json", "results/chain/pool/terms.parquet", "results/chain/cited/works.parquet",
+          "results/corpus/prisma.json",
           "results/networks/coupling/nodes.parquet", "results/export/citation/edges.csv",
           "results/report/index.html", "config/curation.tsv"]
 

@@ -15,14 +15,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bib2graph.sources.records import short_id
+from bib2graph.networks.schema import NODES
+from bib2graph.networks.work_labels import work_label
+from bib2graph.sources.records import normalize_doi, short_id
 from bib2graph.sources.store import ApiRequest
-from bib2graph.tables import BUNDLE_TABLES, CANDIDATES, SCREENING, read_table
+from bib2graph.tables import BUNDLE_TABLES, CANDIDATES, CITED, SCREENING, read_table
 from bib2graph.tables import SEEDS as SEEDS_TABLE
 
 from ..conftest import DEMO_LABELS, DEMO_ZIP, SHARED_DATA, included_ids
 from ..openalex_server import OpenAlexTestServer, load_works
-from .helpers import b2g
+from .helpers import b2g, ran_jobs
 
 pytestmark = pytest.mark.integration
 SEEDS = included_ids(DEMO_LABELS)[:6]
@@ -48,7 +50,7 @@ def workspace(root: Path, depth: int = 1) -> Path:
 def run(root: Path, srv: OpenAlexTestServer, *extra: str):
     """`b2g run` up to the last fetching phase (chain) unless `extra` names another target: what
     follows is offline and tested elsewhere."""
-    extra = extra if set(extra) & {"seed", "chain", "corpus", "all"} else ("chain", *extra)
+    extra = extra if set(extra) & {"seed", "chain", "corpus", "networks", "all"} else ("chain", *extra)
     return b2g("run", "--cores", "1", "--json", *extra, "--workspace", str(root),
                env={"B2G_OPENALEX_URL": srv.url, "OPENALEX_API_KEY": "secret-test-key", **FAST})
 
@@ -260,3 +262,102 @@ def test_seeding_from_bibtex_and_query_reports_what_does_not_resolve(tmp_path, s
     assert 1 <= int((seeds.seeded_by == "query").sum()) <= 5
     dois = [r for r in server.requests("list") if r["params"].get("filter", "").startswith("doi:")]
     assert len(dois) == 1  # the four DOIs in one OR-batch
+
+
+# ------------------------------------------------------------------------------------------ cited works
+
+def cocited_workspace(root: Path, fetch: bool = True) -> Path:
+    """The six seeds alone as corpus, and their co-citation network: its nodes are their 266 references."""
+    if not (root / "config/research.yaml").is_file():
+        assert b2g("init", str(root)).returncode == 0
+    spec = {"name": "labels test", "source": {"kind": "openalex"}, "seed": {"ids": SEEDS},
+            "chain": {"direction": "none", "depth": 0}, "networks": {"cocitation": {"min_occurrences": 1}},
+            "labels": {"fetch": fetch}, "export": {"formats": ["graphml"]}}
+    (root / "config/research.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    return root
+
+
+def seed_references() -> set[str]:
+    universe = {short_id(w["id"]): w for w in load_works([DEMO_ZIP])}
+    return {short_id(r) for s in SEEDS for r in universe[s]["referenced_works"]} - set(SEEDS)
+
+
+def id_lookups(srv: OpenAlexTestServer, ids: set[str]) -> list[list[str]]:
+    """The answered `openalex:` look-ups of the server's log that asked only for `ids`, as ID lists."""
+    found = []
+    for r in srv.requests("list"):
+        values = r["params"].get("filter", "").removeprefix("openalex:").split("|")
+        if r["status"] == 200 and r["params"]["filter"].startswith("openalex:") and set(values) <= ids:
+            found.append(values)
+    return found
+
+
+def served_label(work: dict) -> tuple[str, int | None, str | None]:
+    """The label, year and DOI a served record should give its node, read from the record itself."""
+    names = [a["author"]["display_name"] for a in work.get("authorships") or []
+             if (a.get("author") or {}).get("display_name")]
+    venue = ((work.get("primary_location") or {}).get("source") or {}).get("display_name")
+    year = work.get("publication_year")
+    label = work_label(short_id(work["id"]), names[0] if names else None, year,
+                       work.get("title") or work.get("display_name"), venue)
+    return label, year, normalize_doi(work.get("doi"))
+
+
+def test_cocited_works_outside_the_corpus_are_named_from_batched_lookups_then_from_the_store(tmp_path):
+    universe = {short_id(w["id"]): w for w in load_works([DEMO_ZIP])}
+    refs = seed_references()
+    with OpenAlexTestServer(list(universe.values()), retry_after=0, stub_references=True) as srv:
+        root = cocited_workspace(tmp_path / "ws")
+        call = run(root, srv, "networks")
+        assert call.returncode == 0, call.stderr[-3000:]
+        batches = id_lookups(srv, refs)
+        assert sorted(w for b in batches for w in b) == sorted(refs)      # each reference asked once
+        assert all(len(b) <= 100 for b in batches) and len(batches) == math.ceil(len(refs) / 100)
+        assert srv.requests("singleton") == []                            # every batch answered in full
+        nodes = read_table(root / "results/networks/cocitation/nodes.parquet", NODES).set_index("node_id")
+        outside = nodes[~nodes["in_corpus"]]
+        assert set(outside.index) == refs
+        known = sorted(refs & set(universe))
+        assert len(known) >= 10
+        for work_id in known:
+            label, year, doi = served_label(universe[work_id])
+            assert outside.loc[work_id, "label"] == label and (year is None or f"({year})" in label)
+            assert outside.loc[work_id, "year"] == year and outside.loc[work_id, "doi"] == doi
+        assert (outside.loc[sorted(refs - set(universe)), "label"] == sorted(refs - set(universe))).all()
+        counts = json.loads((root / "results/chain/cited/manifest.json").read_text(encoding="utf-8"))["counts"]
+        assert counts["asked"] == len(refs) and counts["found"] == len(known)
+
+        first = results_bytes(root)
+        srv.clear_log()
+        for p in (root / "results/chain/cited").iterdir():
+            p.unlink()
+        again = run(root, srv)
+        assert again.returncode == 0, again.stderr[-2000:]
+        assert ran_jobs(again.stderr) == {"cited"}
+        assert srv.requests() == []                                       # the raw store answers everything
+        assert results_bytes(root) == first
+
+
+def test_an_exhausted_budget_stops_the_lookup_keeps_what_came_and_resumes(tmp_path):
+    refs = seed_references()
+    with OpenAlexTestServer(load_works([DEMO_ZIP]), retry_after=0, stub_references=True,
+                            reset_seconds=3600) as srv:
+        root = cocited_workspace(tmp_path / "ws", fetch=False)
+        assert run(root, srv).returncode == 0                             # seed, chain, cited without look-ups
+        assert id_lookups(srv, refs) == []
+        srv.api.budget = srv.api.used + 1                                 # one more list page
+        cocited_workspace(root, fetch=True)
+        call = run(root, srv)
+        assert call.returncode == 4, call.stderr[-2000:]
+        env = call.envelope
+        assert env["error"]["code"] == "BUDGET_EXHAUSTED" and env["error"]["retryable"] is False
+        assert "cited" in env["error"]["message"] and "labels: {fetch: false}" in env["error"]["message"]
+        assert len(id_lookups(srv, refs)) == 1                            # the one paid for, kept in the store
+        stored = stored_keys(root)
+        srv.api.budget = None
+        srv.clear_log()
+        resumed = run(root, srv)
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+        assert asked_again(srv, stored) == [] and len(id_lookups(srv, refs)) == math.ceil(len(refs) / 100) - 1
+        cited = read_table(root / "results/chain/cited/works.parquet", CITED)
+        assert set(cited.loc[~cited["in_pool"], "work_id"]) == refs & {short_id(w["id"]) for w in load_works([DEMO_ZIP])}

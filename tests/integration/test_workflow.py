@@ -11,7 +11,8 @@ import yaml
 
 from bib2graph.networks import KINDS
 from bib2graph.networks.schema import NODES
-from bib2graph.tables import BUNDLE_TABLES, SCREENING, read_table
+from bib2graph.networks.work_labels import work_label
+from bib2graph.tables import BUNDLE_TABLES, CITED, SCREENING, read_table
 
 from .conftest import keep_networks
 from .helpers import b2g, ran_jobs, tree_state
@@ -89,10 +90,40 @@ def test_status_is_one_json_line_and_names_the_stale_network(demo):
     assert "its part of the spec is not the one its outputs were made with" in jobs["network:keywords"]["reasons"]
     for kind in set(KINDS) - {"keywords"}:
         assert jobs[f"network:{kind}"]["state"] == "complete", kind
-    for job in ("seed", "chain", "corpus"):
+    for job in ("seed", "chain", "cited", "corpus"):
         assert jobs[job]["state"] == "complete"
     assert {j["state"] for j in b2g("status", "--json", "--workspace", str(workspace))
             .envelope["data"]["jobs"]} == {"complete"}
+
+
+def test_the_labels_section_makes_only_the_cited_works_and_what_reads_them_stale(demo):
+    spec_path = demo / "config/research.yaml"
+    original = spec_path.read_text(encoding="utf-8")
+    spec = yaml.safe_load(original)
+    spec["labels"] = {"max_works": 5}
+    spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    data = b2g("status", "--json", "--workspace", str(demo)).envelope["data"]
+    assert set(data["pending_jobs"]) == {"cited", "network:cocitation", "export:cocitation", "report"}
+
+    spec_path.write_text(original, encoding="utf-8")   # curation redraws the corpus, not the pool's citations
+    victim = sorted(_nodes(demo, "coupling"))[0]
+    assert b2g("reject", victim, "--reason", "off-topic", "--json", "--workspace", str(demo)).returncode == 0
+    pending = set(b2g("status", "--json", "--workspace", str(demo)).envelope["data"]["pending_jobs"])
+    assert "corpus" in pending and "network:cocitation" in pending and "cited" not in pending
+
+
+def test_cocited_works_the_universe_holds_are_named(built_demo):
+    cited = read_table(built_demo / "results/chain/cited/works.parquet", CITED).set_index("work_id")
+    nodes = read_table(built_demo / "results/networks/cocitation/nodes.parquet", NODES).set_index("node_id")
+    outside = nodes[~nodes["in_corpus"]]
+    named = cited.index.intersection(outside.index)
+    assert len(named) > 0 and not cited.loc[named, "in_pool"].any()   # looked up in the universe
+    for work_id in named:
+        row = cited.loc[work_id]
+        assert outside.loc[work_id, "label"] == work_label(work_id, row["first_author"], row["year"], row["title"],
+                                                           row["venue"]) != work_id
+        assert outside.loc[work_id, "year"] == row["year"]
+    assert (outside.drop(named)["label"] == outside.drop(named).index).all()
 
 
 def test_reject_reruns_corpus_onward_and_accept_restores(demo):

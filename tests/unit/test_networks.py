@@ -18,9 +18,10 @@ from bib2graph.networks import DEFAULTS, KINDS, NORMALIZATIONS, Network, build, 
 from bib2graph.networks.builders import EVIDENCE_VIA, TOPIC_TRIPLE, cooccurrence, pairs_within_groups
 from bib2graph.networks.communities import canonical
 from bib2graph.networks.schema import EDGES, NODES
+from bib2graph.networks.work_labels import work_label
 from bib2graph.sources.files import read_work_objects
 from bib2graph.sources.records import bundle_from_works
-from bib2graph.tables import conform
+from bib2graph.tables import CITED, conform
 
 ROOT = Path(__file__).resolve().parents[2]
 SEP = ROOT / "src/bib2graph/data/synergy/Sep_2021/works_1.zip"
@@ -479,9 +480,29 @@ def test_work_nodes_carry_bibliographic_fields(sep):
     inside = net.nodes[net.nodes["in_corpus"]]
     outside = net.nodes[~net.nodes["in_corpus"]]
     works = sep.works.set_index("work_id")
+    named = sep.authorships[sep.authorships["author_name"].notna()]
+    first = named.sort_values(["work_id", "position"]).drop_duplicates("work_id").set_index("work_id")
     assert len(inside) > 0 and len(outside) > 0
-    assert (inside["label"].to_numpy() == works.loc[inside["node_id"], "title"].to_numpy()).all()
-    assert (outside["label"] == outside["node_id"]).all() and outside["year"].isna().all()
+    for node in inside.itertuples():
+        assert node.label == work_label(node.node_id, first["author_name"].get(node.node_id),
+                                        works.loc[node.node_id, "year"], works.loc[node.node_id, "title"],
+                                        works.loc[node.node_id, "venue"])
+    assert (outside["label"] == outside["node_id"]).all() and outside["year"].isna().all()   # nothing known
+
+
+def test_cited_works_name_the_nodes_outside_the_corpus(sep):
+    plain = built(sep, "cocitation", {})
+    outside = plain.nodes.loc[~plain.nodes["in_corpus"], "node_id"].head(3).tolist()
+    cited = conform(pd.DataFrame({
+        "work_id": outside, "first_author": ["Ann Lee", None, None], "year": [1999, 2001, None],
+        "title": ["A cited work", None, None], "venue": [None, "J. Neurosci.", None],
+        "doi": ["10.1/x", None, None], "citing": [2, 2, 2], "in_pool": [False] * 3}), CITED)
+    net = build("cocitation", sep, {}, {}, cited=cited)
+    nodes = net.nodes.set_index("node_id")
+    assert nodes.loc[outside, "label"].tolist() == ["Lee (1999) A cited work", "(2001) J. Neurosci.", outside[2]]
+    assert nodes.loc[outside[0], "year"] == 1999 and nodes.loc[outside[0], "doi"] == "10.1/x"
+    assert pd.isna(nodes.loc[outside[2], "year"]) and not nodes.loc[outside, "in_corpus"].any()
+    assert net.edges.equals(plain.edges) and (net.nodes["cluster"] == plain.nodes["cluster"]).all()
 
 
 def test_empty_network_is_valid():

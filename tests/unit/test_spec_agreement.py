@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from bib2graph import checks, registry, spec as spec_mod
 from bib2graph.chain import chain
+from bib2graph.cited import cited_works, look_up
 from bib2graph.corpus import build_corpus
 from bib2graph.errors import B2GError, SpecError
 from bib2graph.export import write_csv, write_gexf, write_graphml, write_pajek, write_vosviewer
@@ -133,10 +134,16 @@ def test_a_spec_the_checks_accept_runs_in_every_job(drawn, demo_universe, seeds,
     pool = demo_universe.records(list(seeds["work_id"]) + result.admitted)
     candidates = conform(result.candidates, CANDIDATES)
     corpus = build_corpus(pool, seeds, candidates, {}, spec["filter"]).corpus
+    cited = None
+    if "cocitation" in spec["networks"]:
+        given = json.loads(registry.params(spec, "cited"))
+        cited = cited_works(pool.works, pool.authorships, pool.references, given["min_citing"],
+                            given["labels"]["max_works"],
+                            (lambda ids: look_up(demo_universe, ids)) if given["labels"]["fetch"] else None)[0]
     out = tmp_path_factory.mktemp("exports")
     for kind in spec["networks"]:
         params = json.loads(registry.params(spec, "network", kind))
-        net = build(kind, corpus, params["network"], params["communities"])
+        net = build(kind, corpus, params["network"], params["communities"], cited=cited)
         formats = spec["export"]["formats"]
         if "graphml" in formats:
             write_graphml(net, corpus, out / "n.graphml")

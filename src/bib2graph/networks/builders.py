@@ -271,7 +271,7 @@ def _group_pairs(matrix: sp.csr_matrix, chunk: int | None = None) -> Iterator[tu
 
 
 def _work_nodes(corpus: Bundle, ids: pd.Index, occurrences: np.ndarray) -> pd.DataFrame:
-    """Node rows for works: title/year/doi for corpus works, the bare ID for works outside the corpus."""
+    """Node rows for works: year/doi for corpus works; the label is the ID until `build` names the work."""
     works = corpus.works
     at = _lookup(ids, works["work_id"])                       # node row of each corpus work, or -1
     row = np.full(len(ids), -1, dtype=np.int64)               # corpus row of each node, or -1
@@ -279,10 +279,6 @@ def _work_nodes(corpus: Bundle, ids: pd.Index, occurrences: np.ndarray) -> pd.Da
     inside = row >= 0
     where = np.flatnonzero(inside)
     meta = works.iloc[row[inside]]
-    title = meta["title"]
-    named = (title.notna() & (title.astype(str).str.strip() != "")).to_numpy(dtype=bool)
-    label = np.asarray(ids, dtype=object).copy()
-    label[where[named]] = title.to_numpy(dtype=object)[named]
     years = pd.array(meta["year"], dtype="Int64")
     year = np.zeros(len(ids), dtype=np.int64)
     missing = np.ones(len(ids), dtype=bool)
@@ -292,7 +288,7 @@ def _work_nodes(corpus: Bundle, ids: pd.Index, occurrences: np.ndarray) -> pd.Da
     doi[where] = meta["doi"].astype(object).where(meta["doi"].notna(), None).to_numpy()
     return pd.DataFrame({
         "node_id": ids.astype(str),
-        "label": label,
+        "label": np.asarray(ids, dtype=object),
         "occurrences": np.asarray(occurrences, dtype=np.int64),
         "year": pd.arrays.IntegerArray(year, missing),
         "doi": doi,
@@ -392,8 +388,8 @@ def build_cocitation(corpus: Bundle, params: dict) -> Raw:
     """Co-citation: nodes are works cited by the corpus; ``c(x, y)`` = number of corpus works citing both.
 
     Occurrences ``s_x`` = number of corpus works citing x. Cited works may lie outside the corpus
-    (``in_corpus`` false; their label is their ID). Evidence: one row ``(source, target, citing_id)`` per
-    corpus work citing both ends of a kept edge.
+    (``in_corpus`` false; `build` names them from the cited works' table when it knows them).
+    Evidence: one row ``(source, target, citing_id)`` per corpus work citing both ends of a kept edge.
     """
     works = _corpus_works(corpus)
     m, ref_ids = _reference_matrix(corpus, works)            # citing works (groups) × references

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..cited import META, work_metadata
 from ..tables import Bundle, conform, empty
 from . import communities as _communities
 from .builders import BUILDERS, EVIDENCE_MAX_ROWS, build_evidence, coded_frame
@@ -13,6 +14,10 @@ from .normalize import FORMULAS, normalize
 from .params import resolve_communities, resolve_params
 from .network import Network
 from .schema import EDGES, EVIDENCE, NODES
+from .work_labels import name_work_nodes
+
+#: kinds whose nodes are works, labelled "First author (year) title"
+WORK_KINDS = ("coupling", "cocitation", "citation")
 
 DEFINITIONS = {
     "coupling": "Bibliographic coupling. Nodes: corpus works d with s_d = |R(d)| >= min_occurrences, R(d) the "
@@ -42,8 +47,16 @@ def definition(kind: str, params: dict) -> str:
     return " ".join(parts)
 
 
+def _work_metadata(corpus: Bundle, cited: pd.DataFrame | None) -> pd.DataFrame:
+    """Metadata of every work a node may be: the corpus's own, then the cited works' table for the rest."""
+    own = work_metadata(corpus.works, corpus.authorships)
+    if cited is None or cited.empty:
+        return own
+    return pd.concat([own, cited.loc[~cited["work_id"].isin(own["work_id"]), META]], ignore_index=True)
+
+
 def build(kind: str, corpus: Bundle, params: dict | None = None, communities: dict | None = None, *,
-          evidence_limit: int | None = EVIDENCE_MAX_ROWS) -> Network:
+          evidence_limit: int | None = EVIDENCE_MAX_ROWS, cited: pd.DataFrame | None = None) -> Network:
     """Build the `kind` network of `corpus`: nodes, edges, evidence, clusters and metrics.
 
     Steps: items below ``min_occurrences`` are dropped before pairing; pairs are counted sparsely; edges
@@ -51,11 +64,14 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     dropped; the remaining edges are normalised; clusters are detected on the normalised weights;
     centralities are computed last. The evidence table is built last, and only when it has at most
     `evidence_limit` rows (None: always); otherwise it is empty and ``metrics["evidence"]`` says why
-    (`edge_evidence` still gives the documents of any single edge).
+    (`edge_evidence` still gives the documents of any single edge). Work nodes are labelled "First
+    author (year) title" from the corpus, else from `cited` (the `CITED` table of works outside it).
     """
     params = resolve_params(kind, params)
     community_params = resolve_communities(communities)
     raw = BUILDERS[kind](corpus, params)
+    if kind in WORK_KINDS:
+        raw.nodes = name_work_nodes(raw.nodes, _work_metadata(corpus, cited))
     n = len(raw.nodes)
     i, j, count = raw.source, raw.target, raw.count
     weight = normalize(i, j, count, raw.nodes["occurrences"].to_numpy(), params["normalization"])
