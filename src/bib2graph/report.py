@@ -138,8 +138,8 @@ def _provenance(spec: dict[str, Any], works: pd.DataFrame) -> list[str]:
 
     sections = {k: spec[k] for k in sorted(spec) if k != "name"}
     parts = ["<h2 id=\"how-made\">How these results were made</h2>",
-             "<p>The spec sections this report was made from (with defaults filled in):</p>",
-             f"<pre>{html.escape(yaml.safe_dump(sections, sort_keys=True, allow_unicode=True))}</pre>",
+             "<details><summary>The spec sections these results were made from (defaults filled in)</summary>"
+             f"<pre>{html.escape(yaml.safe_dump(sections, sort_keys=True, allow_unicode=True))}</pre></details>",
              _table(["date", "value"], data_dates(works) + [["run", run_date()]]),
              _table(["package", "version"], versions())]
     return parts
