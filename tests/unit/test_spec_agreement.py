@@ -140,13 +140,13 @@ def test_a_spec_the_checks_accept_runs_in_every_job(drawn, demo_universe, seeds,
     for kind in spec["networks"]:
         params = json.loads(registry.params(spec, "network", kind))
         net = build(kind, corpus, params["network"], params["communities"])
+        formats = spec["export"]["formats"]
         drawn_layout = json.loads(registry.params(spec, "layout", kind))["layout"]
         ids = pd.Index(net.nodes["node_id"])
         xy = layout(len(ids), ids.get_indexer(net.edges["source"]), ids.get_indexer(net.edges["target"]),
                     net.edges["weight"].to_numpy(), net.nodes["cluster"].to_numpy(dtype="int64"),
                     algorithm=drawn_layout["algorithm"], seed=drawn_layout["seed"],
                     iterations=min(drawn_layout["iterations"], 20))   # more steps cost time, not coverage
-        formats = spec["export"]["formats"]
         if "graphml" in formats:
             write_graphml(net, corpus, out / "n.graphml")
             write_graphml_with_positions(out / "n.graphml", out / "xy.graphml", xy)

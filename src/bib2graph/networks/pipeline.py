@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..tables import Bundle, conform, empty
@@ -42,6 +43,14 @@ def definition(kind: str, params: dict) -> str:
     return " ".join(parts)
 
 
+def _year_is_mean_year(nodes: pd.DataFrame) -> pd.DataFrame:
+    """A node with a year (a work, whichever table told its year) has it as its mean year; the others
+    keep the builder's mean over their works."""
+    year = pd.array(nodes["year"], dtype="Float64").to_numpy(dtype="float64", na_value=np.nan)
+    mean = np.where(np.isnan(year), nodes["mean_year"].to_numpy(dtype="float64"), year)
+    return nodes.assign(mean_year=mean)
+
+
 def build(kind: str, corpus: Bundle, params: dict | None = None, communities: dict | None = None, *,
           evidence_limit: int | None = EVIDENCE_MAX_ROWS) -> Network:
     """Build the `kind` network of `corpus`: nodes, edges, evidence, clusters and metrics.
@@ -65,7 +74,7 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     summary = network_summary(n, i, j, count, weight, raw.directed, graph)
     del graph
     nodes = pd.concat([raw.nodes.reset_index(drop=True), measures], axis=1).assign(cluster=clusters)
-    nodes = conform(nodes, NODES)
+    nodes = conform(_year_is_mean_year(nodes), NODES)
     ids = raw.nodes["node_id"]
     edges = conform(coded_frame({"source": (ids, i), "target": (ids, j)}, {"count": count, "weight": weight}),
                     EDGES)

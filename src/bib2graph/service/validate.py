@@ -22,8 +22,8 @@ from .result import Result
 from .workspace import Workspace
 
 _SCHEMAS = {"seeds": SEEDS, "candidates": CANDIDATES, "screening": SCREENING, "nodes": NODES, "edges": EDGES,
-            "layout": LAYOUT,
             **BUNDLE_TABLES}
+_SCHEMAS["layout"] = LAYOUT
 
 
 def _schema(name: str, kind: str | None):
