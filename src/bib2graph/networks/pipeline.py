@@ -43,14 +43,6 @@ def definition(kind: str, params: dict) -> str:
     return " ".join(parts)
 
 
-def _year_is_mean_year(nodes: pd.DataFrame) -> pd.DataFrame:
-    """A node with a year (a work, whichever table told its year) has it as its mean year; the others
-    keep the builder's mean over their works."""
-    year = pd.array(nodes["year"], dtype="Float64").to_numpy(dtype="float64", na_value=np.nan)
-    mean = np.where(np.isnan(year), nodes["mean_year"].to_numpy(dtype="float64"), year)
-    return nodes.assign(mean_year=mean)
-
-
 def build(kind: str, corpus: Bundle, params: dict | None = None, communities: dict | None = None, *,
           evidence_limit: int | None = EVIDENCE_MAX_ROWS) -> Network:
     """Build the `kind` network of `corpus`: nodes, edges, evidence, clusters and metrics.
@@ -102,3 +94,11 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     }
     return Network(kind=kind, directed=raw.directed, nodes=nodes, edges=edges, evidence=evidence,
                    metrics=tidy(metrics))
+
+
+def _year_is_mean_year(nodes: pd.DataFrame) -> pd.DataFrame:
+    """A node with a year (a work, whichever table told its year) has it as its mean year; the others
+    keep the builder's mean over their works."""
+    year = pd.array(nodes["year"], dtype="Float64").to_numpy(dtype="float64", na_value=np.nan)
+    mean = np.where(np.isnan(year), nodes["mean_year"].to_numpy(dtype="float64"), year)
+    return nodes.assign(mean_year=mean)
