@@ -22,8 +22,7 @@ from .result import Result
 from .workspace import Workspace
 
 _SCHEMAS = {"seeds": SEEDS, "candidates": CANDIDATES, "screening": SCREENING, "nodes": NODES, "edges": EDGES,
-            **BUNDLE_TABLES}
-_SCHEMAS["layout"] = LAYOUT
+            "layout": LAYOUT, **BUNDLE_TABLES}
 
 
 def _schema(name: str, kind: str | None):
