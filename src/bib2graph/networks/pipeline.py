@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..cited import META, work_metadata
@@ -81,7 +82,7 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     summary = network_summary(n, i, j, count, weight, raw.directed, graph)
     del graph
     nodes = pd.concat([raw.nodes.reset_index(drop=True), measures], axis=1).assign(cluster=clusters)
-    nodes = conform(nodes, NODES)
+    nodes = conform(_year_is_mean_year(nodes), NODES)
     ids = raw.nodes["node_id"]
     edges = conform(coded_frame({"source": (ids, i), "target": (ids, j)}, {"count": count, "weight": weight}),
                     EDGES)
@@ -109,3 +110,11 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     }
     return Network(kind=kind, directed=raw.directed, nodes=nodes, edges=edges, evidence=evidence,
                    metrics=tidy(metrics))
+
+
+def _year_is_mean_year(nodes: pd.DataFrame) -> pd.DataFrame:
+    """A node with a year (a work, whichever table told its year) has it as its mean year; the others
+    keep the builder's mean over their works."""
+    year = pd.array(nodes["year"], dtype="Float64").to_numpy(dtype="float64", na_value=np.nan)
+    mean = np.where(np.isnan(year), nodes["mean_year"].to_numpy(dtype="float64"), year)
+    return nodes.assign(mean_year=mean)
