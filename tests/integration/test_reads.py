@@ -66,7 +66,7 @@ def test_networks_lists_every_kind_with_its_size(built_demo, capsys):
     assert [n["kind"] for n in listed] == KINDS
     for entry in listed:
         metrics = json.loads((built_demo / f"results/networks/{entry['kind']}/metrics.json").read_text())
-        assert entry["built"] and entry["layout"] is False
+        assert entry["built"] and entry["layout"] is True
         assert (entry["nodes"], entry["edges"], entry["clusters"]) == \
             (metrics["nodes"], metrics["edges"], metrics["n_clusters"]) != (0, 0, 0)
         assert entry["directed"] is (entry["kind"] == "citation")
@@ -88,14 +88,16 @@ def test_network_pages_concatenate_to_the_whole_sorted_edge_list(built_demo, cap
     assert [n["id"] for n in data["nodes"]] == sorted(nodes["node_id"])
     first = nodes.set_index("node_id").loc[data["nodes"][0]["id"]]
     assert data["nodes"][0]["pagerank"] == first["pagerank"] and data["nodes"][0]["cluster"] == first["cluster"]
-    assert {(n["x"], n["y"], n["mean_year"]) for n in data["nodes"]} == {(None, None, None)}
+    layout = table(built_demo, "results/layouts/coupling/layout.parquet").set_index("node_id")
+    assert {n["id"]: (n["x"], n["y"]) for n in data["nodes"]} == \
+        {i: (r.x, r.y) for i, r in layout.iterrows()}
+    assert [n["mean_year"] for n in data["nodes"]] == nodes.sort_values("node_id")["mean_year"].tolist()
     assert data["clusters"][0] == {k: data["metrics"]["clusters"][0][k] for k in ("cluster", "size", "label")}
 
 
 def test_network_takes_positions_from_the_layout(demo, capsys):
     nodes = table(demo, "results/networks/keywords/nodes.parquet")
     folder = demo / "results/layouts/keywords"
-    folder.mkdir(parents=True)
     layout = pd.DataFrame({"node_id": nodes["node_id"], "x": range(len(nodes)), "y": [-1.5] * len(nodes)})
     layout.astype({"x": float}).iloc[1:].to_parquet(folder / "layout.parquet")   # one node without a position
     mean_year = [float("nan")] + [2000.5 + i for i in range(1, len(nodes))]      # the column another rule adds

@@ -103,7 +103,8 @@ def test_the_labels_section_makes_only_the_cited_works_and_what_reads_them_stale
     spec["labels"] = {"max_works": 5}
     spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     data = b2g("status", "--json", "--workspace", str(demo)).envelope["data"]
-    assert set(data["pending_jobs"]) == {"cited", "network:cocitation", "export:cocitation", "report"}
+    assert set(data["pending_jobs"]) == {"cited", "network:cocitation", "layout:cocitation", "export:cocitation",
+                                         "report"}
 
     spec_path.write_text(original, encoding="utf-8")   # curation redraws the corpus, not the pool's citations
     victim = sorted(_nodes(demo, "coupling"))[0]
