@@ -17,11 +17,25 @@ def rows(sql: str, params: list[Any] | None = None) -> list[tuple]:
 
     A file DuckDB cannot read (truncated, not Parquet, missing a column) is a DataError naming it.
     """
+    return _run(sql, params, named=False)
+
+
+def records(sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+    """As `rows`, each row a dict keyed by the query's column names (what the service layer returns)."""
+    return _run(sql, params, named=True)
+
+
+def _run(sql: str, params: list[Any] | None, named: bool) -> list:
     import duckdb  # imported here: most CLI calls never query
 
     try:
         with duckdb.connect(":memory:") as con:
-            return con.execute(sql, params or []).fetchall()
+            cursor = con.execute(sql, params or [])
+            found = cursor.fetchall()
+            if not named:
+                return found
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, row)) for row in found]
     except duckdb.Error as exc:
         files = [p for p in params or [] if isinstance(p, str) and p.endswith(".parquet")]
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
@@ -35,6 +49,11 @@ def count(path: str | Path) -> int | None:
     if not path.is_file():
         return None
     return rows("SELECT count(*) FROM read_parquet(?)", [str(path)])[0][0]
+
+
+def columns(path: str | Path) -> list[str]:
+    """The column names of a Parquet file (a table another version may have extended)."""
+    return [r[0] for r in rows("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)])]
 
 
 def column(path: str | Path, name: str) -> set:

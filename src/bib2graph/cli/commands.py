@@ -225,6 +225,70 @@ def inspect(work_id: str, json_flag: bool, workspace: str | None) -> int:
 
 
 @cli.command()
+@click.argument("text", nargs=-1, required=True)
+@click.option("--limit", "-n", type=int, default=20, show_default=True, help="At most this many works (1-1000).")
+@common
+def search(text: tuple[str, ...], limit: int, json_flag: bool, workspace: str | None) -> int:
+    """Find pooled works by title words, author names, DOI (any form) or OpenAlex ID; best matches first."""
+    from ..service.search import search_works
+
+    return execute("search", lambda: search_works(resolve(workspace), " ".join(text), limit))
+
+
+@cli.command()
+@click.argument("kind")
+@click.argument("source")
+@click.argument("target")
+@common
+def evidence(kind: str, source: str, target: str, json_flag: bool, workspace: str | None) -> int:
+    """The documents behind one edge of network KIND: why SOURCE and TARGET are linked."""
+    from ..service.evidence import edge_evidence
+
+    return execute("evidence", lambda: edge_evidence(resolve(workspace), kind, source, target))
+
+
+@cli.command()
+@click.option("--limit", "-n", type=int, default=50, show_default=True, help="At most this many works (1-10000).")
+@common
+def queue(limit: int, json_flag: bool, workspace: str | None) -> int:
+    """The works awaiting a decision (not seeds, not decided), with their abstract and why they are here."""
+    from ..service.queue import screening_queue
+
+    return execute("queue", lambda: screening_queue(resolve(workspace), limit))
+
+
+@cli.command()
+@common
+def networks(json_flag: bool, workspace: str | None) -> int:
+    """Every network of the spec: built or not, nodes, edges, clusters, and whether a layout is drawn."""
+    from ..service.network_view import list_networks
+
+    return execute("networks", lambda: list_networks(resolve(workspace)))
+
+
+@cli.command()
+@click.argument("kind")
+@click.option("--edges", type=int, default=20000, show_default=True,
+              help="Edges per page, strongest first (0-200000).")
+@click.option("--offset", type=int, default=0, show_default=True, help="Skip this many edges (the previous page's edges_next).")
+@common
+def network(kind: str, edges: int, offset: int, json_flag: bool, workspace: str | None) -> int:
+    """One network: its nodes (with layout positions), clusters, metrics and a page of its strongest edges."""
+    from ..service.network_view import network as read_network
+
+    return execute("network", lambda: read_network(resolve(workspace), kind, edges, offset))
+
+
+@cli.command()
+@common
+def prisma(json_flag: bool, workspace: str | None) -> int:
+    """The PRISMA 2020 counts of the last corpus build: identified, duplicates, screened, excluded, included."""
+    from ..service.prisma import read_prisma
+
+    return execute("prisma", lambda: read_prisma(resolve(workspace)))
+
+
+@cli.command()
 @common
 def validate(json_flag: bool, workspace: str | None) -> int:
     """Check the spec, the curation file and every artifact against its schema."""

@@ -164,6 +164,12 @@ def _inspect(console: Console, data: dict[str, Any]) -> None:
                                                     for kind, node in sorted(nodes.items())), "place in each network"))
     else:
         console.print("in no network")
+    for kind, linked in sorted(data.get("neighbours", {}).items()):
+        if linked:
+            console.print(_table(("neighbour", "label", "weight", "count"),
+                                 ([n["id"] + ({"out": " (cited)", "in": " (citing)"}.get(n.get("direction"), "")),
+                                   n["label"], _number(n["weight"]), _number(n["count"])] for n in linked[:5]),
+                                 f"strongest neighbours in {kind}"))
 
 
 def _number(value: Any) -> Any:
@@ -282,12 +288,91 @@ def _monitor(console: Console, data: dict[str, Any]) -> None:
         console.print(f"next: {_text(data['next'])}")
 
 
+def _authors(names: list[str], limit: int = 3) -> str:
+    return ", ".join(names[:limit]) + (" et al." if len(names) > limit else "")
+
+
+def _search(console: Console, data: dict[str, Any]) -> None:
+    works = data["works"]
+    if not works:
+        console.print(f"no pooled work matches {_text(repr(data['query']))}")
+        return
+    console.print(_table(("work", "year", "state", "title", "authors", "DOI"),
+                         ([w["work_id"], w["year"], w["state"], w["title"], _authors(w["authors"]), w["doi"]]
+                          for w in works), f"{len(works)} work(s) matching {_text(repr(data['query']))}"))
+
+
+def _evidence(console: Console, data: dict[str, Any]) -> None:
+    arrow = "→" if data["directed"] else "—"
+    docs = data["documents"]
+    how = "from the stored evidence table" if data["computed"] == "stored" else "computed now from the corpus"
+    console.print(f"{data['kind']}: {_text(data['source'])} {arrow} {_text(data['target'])}, weight "
+                  f"{_number(data['weight'])}, count {_number(data['count'])}; {len(docs)} document(s), {how}")
+    console.print(_table(("document", "year", "in corpus", "title or label", "authors"),
+                         ([d["work_id"], d["year"], "yes" if d["in_corpus"] else "no", d["title"] or d["label"],
+                           _authors(d["authors"])] for d in docs)))
+
+
+def _queue(console: Console, data: dict[str, Any]) -> None:
+    works = data["works"]
+    console.print(f"{data['pending']} work(s) await a decision" + (f"; the first {len(works)}:" if works else ""))
+    for w in works:
+        head = Text(f"{w['work_id']}  {w['title'] or '(no title)'}", style="bold", overflow="fold")
+        console.print(Panel(Group(head, _pairs([("year", w["year"]), ("venue", w["venue"]),
+                                                ("authors", _authors(w["authors"], 5) or None),
+                                                ("DOI", w["doi"]), ("why here", w["why_here"]),
+                                                ("abstract", (w["abstract"] or "")[:400] or None)]))))
+    if works:
+        console.print("decide with `b2g accept ID` or `b2g reject ID --reason TEXT`")
+
+
+def _networks_list(console: Console, data: dict[str, Any]) -> None:
+    console.print(_table(("network", "built", "directed", "nodes", "edges", "clusters", "layout"),
+                         ([n["kind"], "yes" if n["built"] else "no", n["directed"], n["nodes"], n["edges"],
+                           n["clusters"], "yes" if n["layout"] else "no"] for n in data["networks"]), "networks"))
+
+
+def _network(console: Console, data: dict[str, Any]) -> None:
+    m = data["metrics"]
+    console.print(f"{data['kind']} network: {len(data['nodes'])} nodes, {data['edges_total']} edges, "
+                  f"{m.get('n_clusters')} clusters, modularity {_number(m.get('modularity'))}")
+    console.print(_table(("cluster", "size", "label"), ([c["cluster"], c["size"], c["label"]]
+                                                        for c in data["clusters"][:20]), "clusters"))
+    shown = data["edges"][:20]
+    labels = {n["id"]: n["label"] for n in data["nodes"]}
+    console.print(_table(("source", "target", "weight", "count"),
+                         ([_labelled(e["source"], labels), _labelled(e["target"], labels),
+                           _number(e["weight"]), _number(e["count"])] for e in shown),
+                         f"edges {data['edges_offset'] + 1}-{data['edges_offset'] + len(data['edges'])} "
+                         f"of {data['edges_total']}, strongest first (first {len(shown)} shown)", whole=0))
+    if data["edges_next"] is not None:
+        console.print(f"next page: --offset {data['edges_next']}")
+
+
+def _labelled(node: str, labels: dict[str, str]) -> str:
+    label = labels.get(node) or ""
+    return node if label in ("", node) else f"{node} {label[:30]}" + ("…" if len(label) > 30 else "")
+
+
+def _prisma(console: Console, data: dict[str, Any]) -> None:
+    p = data["prisma"]
+    ident = p.get("identified", {})
+    rows = [("identified", ident.get("total")), ("  seeds", ident.get("seeds")),
+            *((f"  round {r['round']}", r["admitted"]) for r in ident.get("rounds", [])),
+            ("duplicates removed", p.get("duplicates_removed")), ("screened", p.get("screened")),
+            *((f"excluded by {k}", v) for k, v in sorted((p.get("excluded_by_filter") or {}).items())),
+            ("excluded by people", p.get("excluded_by_people")),
+            ("reinstated by people", p.get("reinstated_by_people")), ("included", p.get("included"))]
+    console.print(_pairs(rows))
+
+
 RENDERERS: dict[str, Callable[[Console, dict[str, Any]], None]] = {
     "status": _status, "accept": _decision, "reject": _decision, "run": _run, "init": _init, "plan": _plan,
     "gui": _gui,
     "inspect": _inspect, "schema": _schema, "validate": _validate, "monitor": _monitor,
     "snapshot": _snapshot, "snapshot list": _snapshot_list, "snapshot diff": _snapshot_diff,
-    "snapshot restore": _snapshot_restore, "curate dump": _curate_dump, "curate apply": _curate_apply,
+    "snapshot restore": _snapshot_restore, "search": _search, "evidence": _evidence, "queue": _queue,
+    "networks": _networks_list, "network": _network, "prisma": _prisma, "curate dump": _curate_dump, "curate apply": _curate_apply,
     **{verb: partial(_phase, verb) for verb in PHASE_FOLDERS},
 }
 

@@ -26,6 +26,23 @@ def _one(path: Path, key: str, value: str, columns: str = "*") -> dict[str, Any]
     return {n: (v.item() if hasattr(v, "item") else v) for n, v in zip(names, with_names[0])}
 
 
+NEIGHBOURS = 20
+
+
+def neighbours(folder: Path, work_id: str, directed: bool) -> list[dict[str, Any]]:
+    """The NEIGHBOURS strongest links of a node (weight, count, then ID), with the other end's label;
+    in a directed network `direction` says whether the work cites it (out) or is cited by it (in)."""
+    found = query.records("""
+        WITH e AS (SELECT CASE WHEN source = ? THEN target ELSE source END AS id, weight, count,
+                          CASE WHEN source = ? THEN 'out' ELSE 'in' END AS direction
+                   FROM read_parquet(?) WHERE source = ? OR target = ?)
+        SELECT e.id, n.label, e.weight, e.count, e.direction FROM e LEFT JOIN read_parquet(?) n ON n.node_id = e.id
+        ORDER BY e.weight DESC, e.count DESC, e.id, e.direction LIMIT ?""",
+                          [work_id, work_id, str(folder / "edges.parquet"), work_id, work_id,
+                           str(folder / "nodes.parquet"), NEIGHBOURS])
+    return [row if directed else {k: v for k, v in row.items() if k != "direction"} for row in found]
+
+
 def inspect_work(ws: Workspace, raw_id: str) -> Result:
     ids, warnings = resolve_ids(ws, [raw_id])
     work_id = ids[0]
@@ -40,16 +57,19 @@ def inspect_work(ws: Workspace, raw_id: str) -> Result:
     candidate = _one(results / "chain/candidates.parquet", "work_id", work_id)
     screening = _one(results / "corpus/screening.parquet", "work_id", work_id)
     decision = curation.read(ws.path(CURATION_FILE)).get(work_id)
-    networks = {}
+    networks, linked = {}, {}
     for metrics in sorted((results / "networks").glob("*/metrics.json")):
         node = _one(metrics.parent / "nodes.parquet", "node_id", work_id,
                     "cluster, degree, strength, pagerank, betweenness")
         if node is not None:
-            networks[json.loads(metrics.read_text(encoding="utf-8"))["kind"]] = node
+            about = json.loads(metrics.read_text(encoding="utf-8"))
+            networks[about["kind"]] = node
+            if (metrics.parent / "edges.parquet").is_file():
+                linked[about["kind"]] = neighbours(metrics.parent, work_id, bool(about.get("directed")))
     origin = ({"origin": "seed", "seeded_by": seed["seeded_by"]} if seed else
               {"origin": "chain", **{k: candidate[k] for k in ("round", "direction", "via", "links", "score")}}
               if candidate else {"origin": None})
     data = {"workspace": ws.describe(), "work": {**work, "authors": authors}, "provenance": origin,
             "screening": screening, "decision": curation.as_rows({work_id: decision})[0] if decision else None,
-            "networks": networks}
+            "networks": networks, "neighbours": linked}
     return Result(data=data, warnings=ws.warnings() + warnings)

@@ -1,0 +1,122 @@
+"""`networks` / `network`: the built networks as the map draws them, read-only from their Parquet files.
+
+A network is read from `results/networks/<kind>/` (nodes, edges, metrics.json) and, when the layout
+rule has drawn it, `results/layouts/<kind>/layout.parquet` (`node_id`, `x`, `y`). Edges come strongest
+first (weight, count, then source and target, so pages are stable) in pages of at most MAX_EDGES.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .. import query, spec as spec_mod
+from ..errors import DataError, UsageError
+from ..networks.params import KINDS
+from ..paths import SPEC_FILE
+from .result import Result
+from .workspace import Workspace
+
+DEFAULT_EDGES = 20_000
+MAX_EDGES = 200_000
+NODE_COLUMNS = ("label", "cluster", "year", "in_corpus", "doi", "occurrences", "degree", "strength",
+                "pagerank", "betweenness")
+EDGE_ORDER = "weight DESC, count DESC, source, target"
+
+
+def spec_kinds(ws: Workspace) -> list[str]:
+    """The networks the spec asks for, in the spec's sorted order."""
+    return sorted(spec_mod.load(ws.spec_path, SPEC_FILE)["networks"])
+
+
+def network_folder(ws: Workspace, kind: str) -> Path:
+    """The folder of a built network; an unknown kind or one not built yet is a typed error."""
+    kinds = spec_kinds(ws)
+    if kind not in kinds:
+        what = "is not a network kind" if kind not in KINDS else "is not among this spec's networks"
+        raise DataError(f"{kind!r} {what}; this workspace has {', '.join(kinds) or 'none'}",
+                        code="UNKNOWN_NETWORK", details={"kind": kind, "networks": kinds})
+    folder = ws.path(f"results/networks/{kind}")
+    for name in ("metrics.json", "nodes.parquet", "edges.parquet"):
+        if not (folder / name).is_file():
+            raise DataError(f"the {kind} network is not built yet ({folder / name} is missing); "
+                            f"`b2g run networks` builds it", code="ARTIFACT_MISSING",
+                            details={"kind": kind, "file": str(folder / name)})
+    return folder
+
+
+def read_metrics(folder: Path) -> dict[str, Any]:
+    path = folder / "metrics.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(f"cannot read {path}: {exc}; `b2g run networks` rebuilds it", code="ARTIFACT_CORRUPT",
+                        details={"files": [str(path)]}) from None
+
+
+def layout_path(ws: Workspace, kind: str) -> Path:
+    return ws.path(f"results/layouts/{kind}/layout.parquet")
+
+
+def cluster_list(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """The clusters of two or more nodes with their labels, as the network phase recorded them."""
+    return [{"cluster": int(c["cluster"]), "size": int(c["size"]), "label": c.get("label")}
+            for c in metrics.get("clusters") or []]
+
+
+def _summary(ws: Workspace, kind: str) -> dict[str, Any]:
+    folder = ws.path(f"results/networks/{kind}")
+    entry: dict[str, Any] = {"kind": kind, "built": False, "directed": None, "nodes": None, "edges": None,
+                             "clusters": None, "definition": None, "layout": layout_path(ws, kind).is_file()}
+    try:
+        metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
+        entry.update(built=(folder / "nodes.parquet").is_file() and (folder / "edges.parquet").is_file(),
+                     directed=bool(metrics["directed"]), nodes=int(metrics["nodes"]), edges=int(metrics["edges"]),
+                     clusters=int(metrics["n_clusters"]), definition=metrics["definition"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return entry
+
+
+def list_networks(ws: Workspace) -> Result:
+    """Every network of the spec, built or not, with its size and whether a layout is drawn."""
+    return Result(data={"workspace": ws.describe(), "networks": [_summary(ws, k) for k in spec_kinds(ws)]},
+                  warnings=ws.warnings())
+
+
+def _nodes(ws: Workspace, kind: str, folder: Path) -> list[dict[str, Any]]:
+    nodes = folder / "nodes.parquet"
+    have = set(query.columns(nodes))
+    mean_year = "n.mean_year" if "mean_year" in have else "NULL::DOUBLE"
+    layout = layout_path(ws, kind)
+    params = [str(nodes)]
+    if layout.is_file():
+        join, xy = "LEFT JOIN read_parquet(?) l ON l.node_id = n.node_id", "l.x::DOUBLE AS x, l.y::DOUBLE AS y"
+        params.append(str(layout))
+    else:
+        join, xy = "", "NULL::DOUBLE AS x, NULL::DOUBLE AS y"
+    fields = ", ".join(f"n.{c}" for c in NODE_COLUMNS)
+    return query.records(f"SELECT n.node_id AS id, {fields}, {xy}, {mean_year} AS mean_year "
+                         f"FROM read_parquet(?) n {join} ORDER BY n.node_id", params)
+
+
+def network(ws: Workspace, kind: str, edges: int = DEFAULT_EDGES, offset: int = 0) -> Result:
+    """One network: every node (with its layout position), its clusters and metrics, and one page of
+    edges strongest first; `edges_next` is the offset of the next page, null at the end."""
+    if not 0 <= edges <= MAX_EDGES:
+        raise UsageError(f"--edges must be between 0 and {MAX_EDGES}, not {edges}")
+    if offset < 0:
+        raise UsageError(f"--offset must be 0 or more, not {offset}")
+    folder = network_folder(ws, kind)
+    metrics = read_metrics(folder)
+    edge_file = str(folder / "edges.parquet")
+    total = query.rows("SELECT count(*) FROM read_parquet(?)", [edge_file])[0][0]
+    page = query.records(f"SELECT source, target, weight, count FROM read_parquet(?) ORDER BY {EDGE_ORDER} "
+                         "LIMIT ? OFFSET ?", [edge_file, edges, offset])
+    end = offset + len(page)
+    data = {"workspace": ws.describe(), "kind": kind, "directed": bool(metrics.get("directed")),
+            "nodes": _nodes(ws, kind, folder), "clusters": cluster_list(metrics), "metrics": metrics,
+            "edges": page, "edges_total": total, "edges_offset": offset,
+            "edges_next": end if end < total and page else None}
+    return Result(data=data, warnings=ws.warnings())
