@@ -55,7 +55,7 @@ def create_app(workspace: Workspace, token: str, port: int | None = None, *, job
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
         yield
-        await anyio.to_thread.run_sync(jobs.close, 60.0)
+        await anyio.to_thread.run_sync(jobs.close)
 
     app = FastAPI(title="bib2graph local API", version="1", lifespan=lifespan, description=_description(),
                   openapi_url="/api/openapi.json", docs_url=None, redoc_url=None)
