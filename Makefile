@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test fuzz bench clean
+.PHONY: demo test fuzz bench gui clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ test: $(STAMP)
 fuzz: $(STAMP)
 	$(BIN)/python -m pytest fuzz -q -p no:cacheprovider -n auto
 	B2G_SPEC_EXAMPLES=300 $(BIN)/python -m pytest tests/unit/test_spec_agreement.py -q -p no:cacheprovider
+
+# The GUI's single-page app, rebuilt from frontend/ into src/bib2graph/gui/static/ (committed: the wheel
+# ships it, so `b2g gui` needs no Node). Needs Node >= 20.19; not part of `make test`.
+gui:
+	cd frontend && npm ci && npm run build
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
