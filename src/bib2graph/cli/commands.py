@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import getpass
-import os
 import sys
 import traceback
-from datetime import datetime, timezone
 from typing import Callable
 
 import click
 
 from .. import CONTRACT_VERSION, __version__
+from ..service.audit import now as _now, who as _who
 from ..service.envelope import dumps, failure, success
 from ..service.result import Result
 from ..service.workspace import resolve
@@ -23,21 +21,28 @@ _WS_HELP = "The workspace folder (default: B2G_WORKSPACE, else the nearest folde
 
 def execute(command: str, operation: Callable[[], Result]) -> int:
     """Run one service operation and emit its envelope; return the exit code."""
-    json_mode = click.get_current_context().find_root().obj.get("json", False)
     try:
         result = operation()
         env = success(command, result.data, result.warnings)
-        text = dumps(env)
     except (Exception, KeyboardInterrupt) as exc:  # the contract holds on every path, bugs included
-        env = failure(command, exc)
-        text = dumps(env)
-        if env["error"]["code"] == "INTERNAL":
-            traceback.print_exc(file=sys.stderr)
-    if json_mode:
-        print(text, flush=True)
+        env = _failed(command, exc)
+    emit(env)
+    return env["exit_code"]
+
+
+def _failed(command: str, exc: BaseException) -> dict:
+    env = failure(command, exc)
+    if env["error"]["code"] == "INTERNAL":
+        traceback.print_exc(file=sys.stderr)
+    return env
+
+
+def emit(env: dict) -> None:
+    """Print an envelope: one JSON line on stdout in JSON mode, else the human form on stderr."""
+    if click.get_current_context().find_root().obj.get("json", False):
+        print(dumps(env), flush=True)
     else:
         show(env)
-    return env["exit_code"]
 
 
 def _print_schema(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -301,17 +306,42 @@ def plan(json_flag: bool, workspace: str | None) -> int:
     return execute("plan", lambda: make_plan(resolve(workspace)))
 
 
-def _who(by: str | None) -> str:
-    if by:
-        return by
+@cli.command()
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port on 127.0.0.1 (0: a free one).")
+@click.option("--no-browser", is_flag=True, help="Print the URL but do not open a browser.")
+@common
+def gui(port: int, no_browser: bool, json_flag: bool, workspace: str | None) -> int:
+    """Serve the review in the browser: the GUI and its local API, on 127.0.0.1 with a one-time token.
+
+    Prints the URL (with the token) once listening, then serves until Ctrl-C or SIGTERM (exit 0).
+    With --json: one envelope {workspace, url, port, pid}, then it serves; stop it with SIGTERM to pid.
+    """
+    from ..api.launch import serve
+
+    serving = []
+
+    def ready(data: dict) -> None:
+        emit(success("gui", data, ws.warnings()))
+        serving.append(True)
+        if not no_browser:
+            import webbrowser
+
+            webbrowser.open(data["url"])
+
     try:
-        return os.environ.get("B2G_USER") or getpass.getuser()
-    except (KeyError, OSError):
-        return "unknown"
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+        ws = resolve(workspace)
+        serve(ws, port, ready)
+    except (Exception, KeyboardInterrupt) as exc:
+        if serving and isinstance(exc, KeyboardInterrupt):
+            return 0                       # Ctrl-C or SIGTERM while serving: a clean stop
+        env = _failed("gui", exc)
+        if not serving:                    # after the envelope, errors go to stderr only
+            emit(env)
+        else:
+            print(f"b2g gui stopped: {env['error']['message']}", file=sys.stderr)
+        return env["exit_code"]
+    return 0
 
 
 def _decision_command(decision: str):

@@ -122,6 +122,11 @@ def _init(console: Console, data: dict[str, Any]) -> None:
         console.print(f"  created {_text(path)}")
 
 
+def _gui(console: Console, data: dict[str, Any]) -> None:
+    console.print(f"serving {_text(data['workspace']['root'])} at {_text(data['url'])}")
+    console.print("open that URL in a browser (it carries this session's token); Ctrl-C stops the server")
+
+
 def _plan(console: Console, data: dict[str, Any]) -> None:
     if data["source"] != "openalex":
         console.print(f"source: {data['source']}; {_text(data.get('note', 'no requests'))}")
@@ -363,6 +368,7 @@ def _prisma(console: Console, data: dict[str, Any]) -> None:
 
 RENDERERS: dict[str, Callable[[Console, dict[str, Any]], None]] = {
     "status": _status, "accept": _decision, "reject": _decision, "run": _run, "init": _init, "plan": _plan,
+    "gui": _gui,
     "inspect": _inspect, "schema": _schema, "validate": _validate, "monitor": _monitor,
     "snapshot": _snapshot, "snapshot list": _snapshot_list, "snapshot diff": _snapshot_diff,
     "snapshot restore": _snapshot_restore, "search": _search, "evidence": _evidence, "queue": _queue,

@@ -1,0 +1,187 @@
+"""`create_app`: the FastAPI app of `b2g gui` over one workspace (docs/api.md).
+
+Each route calls one service function and answers with its envelope (`respond`); the route's name
+is the envelope's `command`. Errors FastAPI or Starlette raise themselves (a bad body, no such
+route) become envelopes too, so every JSON body a client sees is the contract's.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Literal
+
+import anyio
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
+from starlette.responses import Response, StreamingResponse
+
+from ..errors import UsageError
+from ..service import audit
+from ..service.envelope import dumps, failure
+from ..service.jobs import TERMINAL, RunJobs
+from ..service.result import Result
+from ..service.workspace import Workspace
+from .guard import Guard, route_namer
+from .respond import envelope_response, respond
+from .static import STATIC, page
+
+DECISION_WAIT = 10.0     # seconds a decision waits for another writer's lock (the CLI's --wait)
+KEEPALIVE = 15.0         # seconds between keep-alive comments on an idle event stream
+
+
+class DecisionBody(BaseModel):
+    decision: Literal["accept", "reject"]
+    ids: list[str] = Field(min_length=1)
+    reason: str = ""
+    by: str | None = None
+
+
+class RunBody(BaseModel):
+    target: str | None = None
+    args: list[str] = []
+
+
+def create_app(workspace: Workspace, token: str, port: int | None = None, *, jobs: RunJobs | None = None,
+               static_dir: Path = STATIC) -> FastAPI:
+    """The app for `workspace`, answering requests that carry `token` and a Host of 127.0.0.1:`port`
+    or localhost:`port` (any Host when `port` is None, for an app mounted elsewhere)."""
+    jobs = jobs or RunJobs(workspace)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        await anyio.to_thread.run_sync(jobs.close, 60.0)
+
+    app = FastAPI(title="bib2graph local API", version="1", lifespan=lifespan,
+                  openapi_url="/api/openapi.json", docs_url=None, redoc_url=None)
+    app.state.jobs = jobs
+    _errors(app)
+    _reads(app, workspace)
+    _writes(app, workspace, jobs)
+    _runs(app, workspace, jobs)
+    _spa(app, static_dir)
+    hosts = None if port is None else {f"127.0.0.1:{port}", f"localhost:{port}"}
+    app.add_middleware(Guard, token=token, hosts=hosts, command_of=route_namer(app.router.routes))
+    return app
+
+
+def _errors(app: FastAPI) -> None:
+    """Starlette's own errors as envelopes."""
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        problems = [{"where": ".".join(str(part) for part in e.get("loc", ())), "problem": str(e.get("msg", ""))}
+                    for e in exc.errors()]
+        text = "; ".join(f"{p['where']}: {p['problem']}" for p in problems)
+        error = UsageError(f"bad request: {text}", details={"problems": problems})
+        return envelope_response(failure(_command(request), error))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(exc.status_code, "USAGE_ERROR")
+        error = UsageError(f"{request.method} {request.url.path}: {exc.detail}", code=code)
+        response = envelope_response(failure(_command(request), error))
+        response.status_code = exc.status_code
+        return response
+
+
+def _command(request: Request) -> str:
+    route = request.scope.get("route")
+    return getattr(route, "name", "") or ""
+
+
+def _reads(app: FastAPI, ws: Workspace) -> None:
+    dry_run = threading.Lock()   # status runs Snakemake's planner in-process: one at a time
+
+    @app.get("/api/status", name="status")
+    def status() -> Response:
+        """The state of every phase and job, and the counts (as `b2g status`)."""
+        from ..service.status import get_status
+
+        with dry_run:
+            return respond("status", lambda: get_status(ws))
+
+    @app.get("/api/works/{work_id}", name="inspect")
+    def work(work_id: str) -> Response:
+        """One work: record, provenance, screening, decision, place in each network (as `b2g inspect`)."""
+        from ..service.inspect import inspect_work
+
+        return respond("inspect", lambda: inspect_work(ws, work_id))
+
+
+def _writes(app: FastAPI, ws: Workspace, jobs: RunJobs) -> None:
+    @app.post("/api/decisions", name="decide")
+    def decide(body: DecisionBody) -> Response:
+        """Accept or reject works, as `b2g accept` / `b2g reject` (same lock, audit fields, validation)."""
+        from ..service.curate import decide as record
+
+        return respond(body.decision, lambda: record(ws, body.decision, body.ids, body.reason,
+                                                     audit.who(body.by), audit.now(), wait=DECISION_WAIT))
+
+
+def _job_result(ws: Workspace, job: dict) -> Result:
+    return Result(data={"workspace": ws.describe(), "job": job})
+
+
+def _runs(app: FastAPI, ws: Workspace, jobs: RunJobs) -> None:
+    @app.post("/api/run", name="job", status_code=202)
+    def start(body: RunBody | None = None) -> Response:
+        """Start `b2g run [target]` in the background (202); 409 RUN_IN_PROGRESS while one runs."""
+        body = body or RunBody()
+        return respond("job", lambda: _job_result(ws, jobs.start(body.target, body.args)), ok_status=202)
+
+    @app.get("/api/run", name="job")
+    def current() -> Response:
+        """The current (or last) run: state, progress, last log lines, its envelope when finished."""
+        return respond("job", lambda: _job_result(ws, jobs.snapshot()))
+
+    @app.delete("/api/run", name="job")
+    def cancel() -> Response:
+        """Cancel the running job (SIGTERM: Snakemake stops gracefully and the outputs are put back)."""
+        return respond("job", lambda: _job_result(ws, jobs.cancel()))
+
+    @app.get("/api/run/events", name="job events")
+    async def events() -> StreamingResponse:
+        """Server-sent events: `progress` (the job) on every change, `done` (the job) once it ends."""
+        return StreamingResponse(_stream(jobs), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+async def _stream(jobs: RunJobs):
+    seen = -1
+    while True:
+        job, version, closed = await anyio.to_thread.run_sync(jobs.wait_change, seen, KEEPALIVE,
+                                                              abandon_on_cancel=True)
+        if version == seen and not closed:
+            yield ": keep-alive\n\n"
+            continue
+        seen = version
+        finished = job["state"] in TERMINAL
+        yield _event("done" if finished else "progress", version, job)
+        if finished or closed:
+            return
+
+
+def _event(name: str, version: int, job: dict) -> str:
+    return f"event: {name}\nid: {version}\ndata: {dumps(job)}\n\n"
+
+
+def _spa(app: FastAPI, static_dir: Path) -> None:
+    @app.get("/", name="gui", include_in_schema=False)
+    def index() -> Response:
+        return page(static_dir, "")
+
+    @app.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], name="",
+                   include_in_schema=False)
+    def unknown_api(request: Request, rest: str) -> Response:
+        error = UsageError(f"{request.method} /api/{rest}: no such endpoint (see /api/openapi.json)",
+                           code="NOT_FOUND")
+        return envelope_response(failure("", error))
+
+    @app.get("/{path:path}", name="gui", include_in_schema=False)
+    def files(path: str) -> Response:
+        return page(static_dir, path)
+

@@ -1,0 +1,78 @@
+"""The two checks every request passes before any route: its `Host` and its token.
+
+A `Host` other than the server's own loopback address is refused (403 `FORBIDDEN_HOST`), so a page
+on another origin cannot reach the API through DNS rebinding. The token (per server start) comes as
+`Authorization: Bearer`, as `?token=` (which also sets the `b2g_token` cookie, so the page opened
+from the printed URL keeps working) or as that cookie; it is compared in constant time. Missing or
+wrong: 401 `UNAUTHORIZED`. No CORS headers are sent, so browsers keep other origins out.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any, Callable
+
+from starlette.requests import HTTPConnection
+from starlette.responses import Response
+from starlette.routing import Match
+
+from ..errors import UsageError
+from ..service.envelope import failure
+from .respond import envelope_response
+
+COOKIE = "b2g_token"
+
+
+def _equal(given: str, token: str) -> bool:
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), token.encode("utf-8"))
+
+
+class Guard:
+    """ASGI middleware: Host check, then token check, then the app."""
+
+    def __init__(self, app: Any, token: str, hosts: set[str] | None, command_of: Callable[[dict], str]) -> None:
+        self.app, self.token, self.hosts, self.command_of = app, token, hosts, command_of
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        conn = HTTPConnection(scope)
+        if self.hosts is not None and conn.headers.get("host", "") not in self.hosts:
+            await self._refuse(scope, receive, send, "FORBIDDEN_HOST",
+                               "this server answers only to 127.0.0.1 or localhost on its own port")
+            return
+        header = conn.headers.get("authorization", "")
+        candidates = [("header", header[7:].strip())] if header.lower().startswith("bearer ") else []
+        candidates += [("query", conn.query_params.get("token", "")), ("cookie", conn.cookies.get(COOKIE, ""))]
+        source = next((where for where, given in candidates if given and _equal(given, self.token)), None)
+        if source is None:
+            await self._refuse(scope, receive, send, "UNAUTHORIZED",
+                               "missing or wrong token: open the URL `b2g gui` printed, or send "
+                               "`Authorization: Bearer TOKEN`")
+            return
+        await self.app(scope, receive, self._with_cookie(send) if source == "query" else send)
+
+    def _with_cookie(self, send: Callable) -> Callable:
+        cookie = f"{COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/".encode("latin-1")
+
+        async def sending(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), (b"set-cookie", cookie)]}
+            await send(message)
+        return sending
+
+    async def _refuse(self, scope: dict, receive: Callable, send: Callable, code: str, message: str) -> None:
+        response: Response = envelope_response(failure(self.command_of(scope), UsageError(message, code=code)))
+        await response(scope, receive, send)
+
+
+def route_namer(routes: list) -> Callable[[dict], str]:
+    """The name of the route a request would reach (its envelope's `command`), or ''."""
+    def name(scope: dict) -> str:
+        for route in routes:
+            match, _ = route.matches(scope)
+            if match == Match.FULL:
+                return getattr(route, "name", "") or ""
+        return ""
+    return name

@@ -1,0 +1,25 @@
+"""Who made a decision and when: the audit fields every adapter stamps on curation.tsv rows.
+
+Kept out of `curate` so that layer stays deterministic (the clock and the person are its inputs).
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from datetime import datetime, timezone
+
+
+def who(by: str | None) -> str:
+    """`by` when given, else B2G_USER, else the login name."""
+    if by:
+        return by
+    try:
+        return os.environ.get("B2G_USER") or getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def now() -> str:
+    """The current UTC time to the second, as ISO 8601 with Z."""
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
