@@ -44,6 +44,13 @@ function fallbackPosition(id: string, i: number, n: number): [number, number] {
   return [Math.cos(angle) * r, Math.sin(angle) * r];
 }
 
+/** Map labels stay short so that more of them fit; the details panel shows the whole one. */
+const LABEL_MAX = 48;
+
+export function shortLabel(text: string): string {
+  return text.length <= LABEL_MAX ? text : `${text.slice(0, LABEL_MAX - 1).trimEnd()}…`;
+}
+
 export interface NodeAttrs {
   x: number;
   y: number;
@@ -72,7 +79,7 @@ export function buildGraph(net: Network): { graph: MapGraph; placed: boolean } {
     const [fx, fy] = n.x === null || n.y === null ? fallbackPosition(n.id, i, net.nodes.length) : [0, 0];
     const colour = clusterColour(n.cluster);
     graph.addNode(n.id, {
-      x: n.x ?? fx, y: n.y ?? fy, size: 3, label: n.label ?? n.id, color: colour, clusterColor: colour,
+      x: n.x ?? fx, y: n.y ?? fy, size: 3, label: shortLabel(n.label ?? n.id), color: colour, clusterColor: colour,
       cluster: n.cluster, year: nodeYear(n), data: n,
     });
   });

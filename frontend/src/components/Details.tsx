@@ -18,7 +18,7 @@ const openalex = (id: string) => `https://openalex.org/${id}`;
 const fmt = (v: unknown) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toPrecision(3)) : String(v ?? "–"));
 
 function labelOf(graph: MapGraph | null, id: string): string {
-  return graph?.hasNode(id) ? graph.getNodeAttribute(id, "label") : id;
+  return graph?.hasNode(id) ? graph.getNodeAttribute(id, "data").label ?? id : id;
 }
 
 /** Neighbours from the loaded graph, strongest first (when the API gives none for this network). */
@@ -26,7 +26,7 @@ function graphNeighbours(graph: MapGraph, id: string): Neighbour[] {
   const rows: Neighbour[] = [];
   graph.forEachEdge(id, (_e, attrs, source, target) => {
     const other = source === id ? target : source;
-    rows.push({ id: other, label: graph.getNodeAttribute(other, "label"), weight: attrs.weight, count: attrs.count });
+    rows.push({ id: other, label: labelOf(graph, other), weight: attrs.weight, count: attrs.count });
   });
   return rows.sort((a, b) => b.weight - a.weight || a.id.localeCompare(b.id)).slice(0, 20);
 }
@@ -144,7 +144,7 @@ export function Details({ kind, graph, clusters, selection, onSelect }: {
   return (
     <aside class="details" aria-label="Details" data-testid="details" data-id={id} data-on-map={attrs ? "true" : "false"}>
       <button type="button" class="close ghost" aria-label="Close details" onClick={() => onSelect(null)}>×</button>
-      {details ? <WorkRecord details={details} /> : <h3 data-testid="details-title">{attrs?.label ?? id}</h3>}
+      {details ? <WorkRecord details={details} /> : <h3 data-testid="details-title">{labelOf(graph, id)}</h3>}
       {error && <p class="error" role="alert">{error}</p>}
       {!attrs && <p class="notice" data-testid="not-on-map">Not on the {kind} map.</p>}
       {attrs && (

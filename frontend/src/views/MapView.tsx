@@ -26,10 +26,22 @@ declare global {
   }
 }
 
-function kindFromHash(): string | null {
+/** The network to show: the URL's (#map?kind=…), else the last one shown in this tab. */
+function initialKind(): string | null {
   const query = window.location.hash.split("?")[1];
-  return query ? new URLSearchParams(query).get("kind") : null;
+  return (query ? new URLSearchParams(query).get("kind") : null) ?? sessionStorage.getItem("b2g_kind");
 }
+
+/** Without a choice, the first of these that has nodes: the networks of the corpus works first. */
+const PREFERRED = ["coupling", "citation", "cocitation", "keywords", "coauthorship", "institutions"];
+
+function defaultKind(networks: NetworkSummary[]): string | null {
+  const usable = networks.filter((n) => (n.nodes ?? 0) > 0);
+  const ranked = [...usable].sort((a, b) => rank(a.kind) - rank(b.kind));
+  return ranked[0]?.kind ?? networks[0]?.kind ?? null;
+}
+
+const rank = (kind: string) => (PREFERRED.includes(kind) ? PREFERRED.indexOf(kind) : PREFERRED.length);
 
 function expose(patch: Partial<NonNullable<Window["__b2g"]>>) {
   window.__b2g = { kind: null, graph: null, sigma: null, ready: false, loadedAt: null, firstFrameAt: null,
@@ -38,7 +50,7 @@ function expose(patch: Partial<NonNullable<Window["__b2g"]>>) {
 
 export function MapView({ generation }: { generation: number }) {
   const [networks, setNetworks] = useState<NetworkSummary[] | null>(null);
-  const [kind, setKind] = useState<string | null>(kindFromHash());
+  const [kind, setKind] = useState<string | null>(initialKind());
   const [net, setNet] = useState<Network | null>(null);
   const [graph, setGraph] = useState<MapGraph | null>(null);
   const [placed, setPlaced] = useState(true);
@@ -57,7 +69,7 @@ export function MapView({ generation }: { generation: number }) {
   useEffect(() => {
     get<{ networks: NetworkSummary[] }>("api/networks").then((d) => {
       setNetworks(d.networks);
-      setKind((k) => (k && d.networks.some((n) => n.kind === k) ? k : d.networks.find((n) => (n.nodes ?? 0) > 0)?.kind ?? null));
+      setKind((k) => (k && d.networks.some((n) => n.kind === k) ? k : defaultKind(d.networks)));
     }).catch((exc) => setError(exc instanceof ApiFailure ? exc.message : String(exc)));
   }, [generation]);
 
@@ -184,6 +196,7 @@ export function MapView({ generation }: { generation: number }) {
 
   const chooseKind = (next: string) => {
     setKind(next);
+    sessionStorage.setItem("b2g_kind", next);
     setSelection(null);
     setFilters({ cluster: null, yearFrom: null, yearTo: null });
     window.history.replaceState(null, "", `#map?kind=${encodeURIComponent(next)}`);
