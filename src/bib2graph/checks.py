@@ -69,7 +69,7 @@ def _network(params: dict[str, Any]) -> None:
 
 CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "seed": _seed, "chain": _chain, "corpus": _filter, "network": _network,
-    "export": lambda params: None, "report": lambda params: None,
+    "layout": lambda params: None, "export": lambda params: None, "report": lambda params: None,
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from . import checks, monitor
-from .atomic import copy_file, write_json
+from .atomic import write_json
 from .chain import chain
 from .corpus import build_corpus, prisma
 from .curation import read as read_decisions
@@ -117,8 +117,35 @@ def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> 
     return {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]}
 
 
+def run_layout(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    from .networks.layout import layout
+    from .networks.schema import EDGES, LAYOUT, NODES
+
+    nodes, edges = read_table(inp["nodes"], NODES), read_table(inp["edges"], EDGES)
+    ids = pd.Index(nodes["node_id"])
+    params = spec["layout"]
+    xy = layout(len(ids), ids.get_indexer(edges["source"]), ids.get_indexer(edges["target"]),
+                edges["weight"].to_numpy(), nodes["cluster"].to_numpy(dtype="int64"),
+                algorithm=params["algorithm"], seed=params["seed"], iterations=params["iterations"])
+    write_table(pd.DataFrame({"node_id": nodes["node_id"], "x": xy[:, 0], "y": xy[:, 1]}), LAYOUT, out["layout"])
+    return {"nodes": len(ids), "edges": len(edges)}
+
+
+def _positions(path: str, node_ids: pd.Series):
+    """The layout's (x, y) of `node_ids` (n × 2); a layout of other nodes is a DataError."""
+    from .errors import DataError
+    from .networks.schema import LAYOUT
+
+    layout = read_table(path, LAYOUT)
+    if layout["node_id"].tolist() != node_ids.tolist():
+        raise DataError(f"artifact {path} holds other nodes than the network; `b2g run` rebuilds it",
+                        code="ARTIFACT_CORRUPT")
+    return layout[["x", "y"]].to_numpy(dtype="float64")
+
+
 def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
     from . import export
+    from .export.graphml import write_graphml_with_positions
     from .export.reading import write_reading_order
     from .networks import Network
     from .registry import export_names
@@ -126,11 +153,12 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> d
     formats = spec["export"]["formats"]
     net = Network.read(Path(inp["metrics"]).parent, evidence=False)   # reads only its declared inputs
     corpus = Bundle.read(_folder(inp["corpus"]))
+    xy = _positions(inp["layout"], net.nodes["node_id"])
     folder = Path(out["manifest"]).parent
-    if "graphml" in formats:   # the network job wrote it already: the same bytes
-        copy_file(inp["graphml"], folder / "network.graphml", keep_times=False)
+    if "graphml" in formats:   # the network job's file, with the map's x and y added
+        write_graphml_with_positions(inp["graphml"], folder / "network.graphml", xy)
     if "gexf" in formats:
-        export.write_gexf(net, corpus, folder / "network.gexf")
+        export.write_gexf(net, corpus, folder / "network.gexf", xy)
     if "csv" in formats:
         export.write_csv(net, folder / "nodes.csv", folder / "edges.csv")
         write_reading_order(net, folder / "reading_order.csv")
@@ -138,7 +166,7 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> d
         export.write_pajek(net, folder / "network.net")
     if "vosviewer" in formats:
         export.write_vosviewer(net, folder / "vosviewer_map.txt", folder / "vosviewer_network.txt",
-                               folder / "vosviewer.json")
+                               folder / "vosviewer.json", xy)
     return {"formats": formats, "files": export_names(formats)}
 
 
@@ -161,7 +189,7 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
 
 PHASES: dict[str, Callable[..., dict[str, Any]]] = {
     "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network,
-    "export": run_export, "report": run_report,
+    "layout": run_layout, "export": run_export, "report": run_report,
 }
 
 

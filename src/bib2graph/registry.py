@@ -4,8 +4,8 @@ The workflow's rules take their inputs, outputs and params from here; `b2g statu
 preflight, snapshots and the manifests ask the same functions. A file therefore cannot be an input in
 one place and invisible in another, and every job's manifest lists exactly what the rule declares.
 
-    seed ─► chain ─► corpus ─► network:{kind} ─► export:{kind}
-                               └──────────────► report
+    seed ─► chain ─► corpus ─► network:{kind} ─► layout:{kind} ─► export:{kind}
+                               └──────────────────────────────► report (also reads the layouts)
 
 Paths are relative to the workspace root; per-kind paths hold ``{kind}``. Files outside `results/`
 (the spec's source, seed and thesaurus files, `config/curation.tsv`, the monitor's pending works)
@@ -76,6 +76,10 @@ def _network_out(_spec):
             "metrics": f"{folder}/metrics.json", "manifest": f"{folder}/manifest.json"}
 
 
+def _layout_out(_spec):
+    return {"layout": "results/layouts/{kind}/layout.parquet", "manifest": "results/layouts/{kind}/manifest.json"}
+
+
 def _export_out(spec):
     return {"files": [f"results/export/{{kind}}/{name}" for name in export_names(spec["export"]["formats"])],
             "manifest": "results/export/{kind}/manifest.json"}
@@ -94,8 +98,10 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("chain", "chain", _chain_out, ("chain", "source", "strict")),
     Rule("corpus", "corpus", _corpus_out, ("filter",)),
     Rule("network", "networks", _network_out, per_kind=True),
+    Rule("layout", "networks", _layout_out, ("layout",), per_kind=True),
     Rule("export", "exports", _export_out, ("export",), per_kind=True),
-    Rule("report", "report", _report_out, ("chain", "communities", "filter", "name", "networks")),
+    Rule("report", "report", _report_out, ("chain", "communities", "export", "filter", "layout", "name", "networks",
+                                           "seed", "source")),
 )}
 PHASES = ("seed", "chain", "corpus", "networks", "exports", "report")
 
@@ -103,7 +109,8 @@ PHASES = ("seed", "chain", "corpus", "networks", "exports", "report")
 def table_schemas() -> dict[str, str]:
     """Table path (with {kind}) → schema name, for every Parquet artifact."""
     per_kind = {"results/networks/{kind}/nodes.parquet": "nodes", "results/networks/{kind}/edges.parquet": "edges",
-                "results/networks/{kind}/evidence.parquet": "evidence:{kind}"}
+                "results/networks/{kind}/evidence.parquet": "evidence:{kind}",
+                "results/layouts/{kind}/layout.parquet": "layout"}
     return {**_TABLES, **per_kind}
 
 
@@ -141,16 +148,21 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
         found["curation"] = found["curation"][0]
     elif rule == "network":
         found["corpus"] = bundle("results/corpus")
+    elif rule == "layout":
+        net = _network_out(spec)
+        found.update({k: net[k].format(kind=kind) for k in ("nodes", "edges")})
     elif rule == "export":
         net = _network_out(spec)
         found.update({k: net[k].format(kind=kind) for k in ("graphml", "nodes", "edges", "metrics")},
-                     corpus=bundle("results/corpus"))
+                     corpus=bundle("results/corpus"), layout=_layout_out(spec)["layout"].format(kind=kind))
     elif rule == "report":
         found.update(seeds="results/seed/manifest.json", chain="results/chain/manifest.json",
                      corpus="results/corpus/manifest.json", screening="results/corpus/screening.parquet",
                      prisma="results/corpus/prisma.json", works="results/corpus/works.parquet",
                      metrics=[f"results/networks/{k}/metrics.json" for k in kinds(spec)],
-                     nodes=[f"results/networks/{k}/nodes.parquet" for k in kinds(spec)])
+                     nodes=[f"results/networks/{k}/nodes.parquet" for k in kinds(spec)],
+                     edges=[f"results/networks/{k}/edges.parquet" for k in kinds(spec)],
+                     layouts=[f"results/layouts/{k}/layout.parquet" for k in kinds(spec)])
     return found
 
 

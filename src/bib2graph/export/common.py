@@ -64,12 +64,13 @@ def _corpus_extras(network, corpus: Bundle | None) -> dict[str, dict]:
     return extras
 
 
-NODE_ATTRIBUTES = ("label", "occurrences", "year", "doi", "in_corpus", "degree", "strength", "link_strength",
+NODE_ATTRIBUTES = ("label", "occurrences", "year", "mean_year", "doi", "in_corpus", "degree", "strength", "link_strength",
                    "pagerank", "betweenness", "eigenvector", "cluster")
 
 
-def to_networkx(network, corpus: Bundle | None = None) -> nx.Graph:
-    """An nx graph with typed attributes; missing values are omitted, never written as None."""
+def to_networkx(network, corpus: Bundle | None = None, xy=None) -> nx.Graph:
+    """An nx graph with typed attributes; missing values are omitted, never written as None. `xy`, the
+    map coordinates of the nodes in table order (n × 2), become GEXF's ``viz:position``."""
     graph = nx.DiGraph() if network.directed else nx.Graph()
     params = network.metrics.get("parameters", {})
     graph.graph.update({"kind": network.kind, "normalization": str(params.get("normalization", "")),
@@ -78,8 +79,10 @@ def to_networkx(network, corpus: Bundle | None = None) -> nx.Graph:
         graph.graph["counting"] = str(params["counting"])
     names = cluster_labels(network)
     extras = _corpus_extras(network, corpus)
-    for row in network.nodes.itertuples(index=False):
+    for k, row in enumerate(network.nodes.itertuples(index=False)):
         attrs = {key: native(getattr(row, key)) for key in NODE_ATTRIBUTES}
+        if xy is not None:
+            attrs["viz"] = {"position": {"x": float(xy[k, 0]), "y": float(xy[k, 1]), "z": 0.0}}
         attrs["label"] = clean(attrs["label"])
         attrs["url"] = node_url(row.node_id, attrs["doi"])
         attrs["cluster_label"] = names.get(attrs["cluster"])

@@ -4,7 +4,9 @@ Items get integer IDs 1..n in node_id order. Link strengths are the raw counts (
 normalisation, association strength by default, when it lays out and clusters a map; feeding it already
 normalised weights would normalise twice). A directed citation network is written undirected, reciprocal
 arcs summed, as VOSviewer treats citation links. Cluster numbers above 1000 (VOSviewer's maximum) are
-written as 1000.
+written as 1000. With map coordinates, items carry `x` and `y` (the layout job's, so VOSviewer shows
+the same map); scores are the publication year (work networks) or the mean publication year of an
+item's works (authors, institutions, terms), VOSviewer's overlay colours.
 """
 
 from __future__ import annotations
@@ -59,26 +61,38 @@ def _map_label(label: str) -> str:
     return f'"{label}"' if ("," in label or ";" in label) else label
 
 
-def _has_years(network) -> bool:
-    return len(network.nodes) > 0 and bool(network.nodes["year"].notna().all())
+def _scores(network) -> tuple[str, list] | tuple[None, None]:
+    """(score name, one value per item): the year where every node has one, else the mean year."""
+    nodes = network.nodes
+    if len(nodes) and bool(nodes["year"].notna().all()):
+        return "Pub. year", [int(y) for y in nodes["year"]]
+    if len(nodes) and "mean_year" in nodes and bool(nodes["mean_year"].notna().all()):
+        return "Avg. pub. year", [round(float(y), 2) for y in nodes["mean_year"]]
+    return None, None
+
+
+def _coordinate(value) -> str:
+    return repr(float(value))   # the shortest text that reads back as the very same float
 
 
 def write_vosviewer(network, map_path: str | os.PathLike[str], network_path: str | os.PathLike[str],
-                    json_path: str | os.PathLike[str]) -> None:
-    """Write the map file, the network file and the JSON file of `network`."""
+                    json_path: str | os.PathLike[str], xy=None) -> None:
+    """Write the map file, the network file and the JSON file of `network`; `xy` (n × 2, in node-table
+    order) gives the items their map coordinates."""
     items = _items(network)
     links = _links(network, dict(zip(network.nodes["node_id"], items["id"])))
-    years = network.nodes["year"].to_numpy() if _has_years(network) else None
+    score, years = _scores(network)
 
-    header = ["id", "label", "url", "cluster"] + [f"weight<{name}>" for name, _ in WEIGHTS]
-    header += ["score<Pub. year>"] if years is not None else []
+    header = ["id", "label", "url"] + (["x", "y"] if xy is not None else []) + ["cluster"]
+    header += [f"weight<{name}>" for name, _ in WEIGHTS] + ([f"score<{score}>"] if score else [])
     rows = ["\t".join(header)]
     for k, item in enumerate(items.itertuples(index=False)):
-        cells = [str(item.id), _map_label(item.label), item.url, str(item.cluster),
-                 _number(items["Links"].iat[k]), _number(items["Total link strength"].iat[k]),
-                 _number(items["Occurrences"].iat[k])]
-        if years is not None:
-            cells.append(str(int(years[k])))
+        cells = [str(item.id), _map_label(item.label), item.url]
+        cells += [_coordinate(xy[k, 0]), _coordinate(xy[k, 1])] if xy is not None else []
+        cells += [str(item.cluster), _number(items["Links"].iat[k]), _number(items["Total link strength"].iat[k]),
+                  _number(items["Occurrences"].iat[k])]
+        if score:
+            cells.append(_number(years[k]))
         rows.append("\t".join(cells))
     write_text(map_path, "\n".join(rows) + "\n")
     write_text(network_path, "".join(f"{a}\t{b}\t{_number(s)}\n"
@@ -87,13 +101,16 @@ def write_vosviewer(network, map_path: str | os.PathLike[str], network_path: str
     names = cluster_labels(network)
     json_items = []
     for k, item in enumerate(items.itertuples(index=False)):
-        entry = {"id": int(item.id), "label": item.label, "cluster": int(item.cluster),
-                 "weights": {name: native(items[name].iat[k]) for name, _ in WEIGHTS},
-                 "description": f"{network.nodes['node_id'].iat[k]}"}
+        entry = {"id": int(item.id), "label": item.label}
+        if xy is not None:
+            entry.update(x=float(xy[k, 0]), y=float(xy[k, 1]))
+        entry.update({"cluster": int(item.cluster),
+                      "weights": {name: native(items[name].iat[k]) for name, _ in WEIGHTS},
+                      "description": f"{network.nodes['node_id'].iat[k]}"})
         if item.url:
             entry["url"] = item.url
-        if years is not None:
-            entry["scores"] = {"Pub. year": int(years[k])}
+        if score:
+            entry["scores"] = {score: years[k]}
         json_items.append(entry)
     json_links = [{"source_id": int(a), "target_id": int(b), "strength": native(s)}
                   for a, b, s in links.itertuples(index=False)]

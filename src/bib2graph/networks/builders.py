@@ -70,7 +70,7 @@ class Raw:
     (fractional counting); `incidence` is None for direct citation, whose evidence is the citing work.
     """
 
-    nodes: pd.DataFrame            # node_id, label, occurrences, year, doi, in_corpus
+    nodes: pd.DataFrame            # node_id, label, occurrences, year, mean_year, doi, in_corpus
     source: np.ndarray             # integer node codes (int32 when they fit, else int64)
     target: np.ndarray
     count: np.ndarray              # float64 raw counts, > 0
@@ -295,12 +295,13 @@ def _work_nodes(corpus: Bundle, ids: pd.Index, occurrences: np.ndarray) -> pd.Da
         "label": label,
         "occurrences": np.asarray(occurrences, dtype=np.int64),
         "year": pd.arrays.IntegerArray(year, missing),
+        "mean_year": np.where(missing, np.nan, year.astype(np.float64)),
         "doi": doi,
         "in_corpus": inside,
     })
 
 
-def _item_nodes(ids: pd.Index, occurrences: np.ndarray, labels: pd.Series) -> pd.DataFrame:
+def _item_nodes(ids: pd.Index, occurrences: np.ndarray, labels: pd.Series, mean_year: np.ndarray) -> pd.DataFrame:
     """Node rows for authors, institutions and terms (never corpus works themselves)."""
     named = labels.reindex(ids)
     return pd.DataFrame({
@@ -308,9 +309,30 @@ def _item_nodes(ids: pd.Index, occurrences: np.ndarray, labels: pd.Series) -> pd
         "label": named.fillna(pd.Series(ids, index=ids)).astype(str).to_numpy(),
         "occurrences": np.asarray(occurrences, dtype=np.int64),
         "year": pd.array([pd.NA] * len(ids), dtype="Int64"),
+        "mean_year": np.asarray(mean_year, dtype=np.float64),
         "doi": np.full(len(ids), None, dtype=object),
         "in_corpus": np.zeros(len(ids), dtype=bool),
     })
+
+
+def work_years(corpus: Bundle) -> pd.Series:
+    """work_id → publication year (float; NaN when unknown) of the corpus works."""
+    works = corpus.works
+    return pd.Series(pd.array(works["year"], dtype="Float64").to_numpy(dtype=np.float64, na_value=np.nan),
+                     index=pd.Index(works["work_id"], dtype="str"))
+
+
+def mean_years(a: sp.csr_matrix, work_ids, years: pd.Series | None) -> np.ndarray:
+    """For each column (node) of the works × nodes 0/1 matrix `a`: the mean year of its works that have
+    one (NaN when none do, or without `years`), rounded to 12 significant digits."""
+    if years is None:
+        return np.full(a.shape[1], np.nan)
+    y = years.reindex(pd.Index(work_ids, dtype="str")).to_numpy(dtype=np.float64)
+    known = ~np.isnan(y)
+    total = a.T @ np.where(known, y, 0.0)
+    count = a.T @ known.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return round_sig(np.where(count > 0, total / count, np.nan), _COUNT_DIGITS)
 
 
 def _mode_label(df: pd.DataFrame, key: str, label: str) -> pd.Series:
@@ -435,7 +457,7 @@ def build_citation(corpus: Bundle, params: dict) -> Raw:
 # Co-occurrence networks of items (authors, institutions, terms)
 
 
-def build_items(incidence: pd.DataFrame, labels: pd.Series, params: dict) -> Raw:
+def build_items(incidence: pd.DataFrame, labels: pd.Series, params: dict, years: pd.Series | None = None) -> Raw:
     """Co-occurrence of items in works: ``c(x, y) = Σ_{d ∋ x, y} w_d``.
 
     `incidence` holds ``(work_id, item_id)`` rows (repeats count once). Full counting: ``w_d = 1``
@@ -443,7 +465,8 @@ def build_items(incidence: pd.DataFrame, labels: pd.Series, params: dict) -> Raw
     distinct items of d before the ``min_occurrences`` filter, so that each work adds at most 1 to any
     item's total link strength. Occurrences ``s_x`` = number of works of x (an integer under both
     countings). ``min_weight`` applies to the number of shared works (= the count under full counting),
-    so that a threshold means the same under both countings.
+    so that a threshold means the same under both countings. A node's ``mean_year`` is the mean
+    publication year of its works (`years`: work_id → year; those without one are left out).
     """
     g, work_ids = pd.factorize(incidence["work_id"], sort=True)     # group codes in work_id order
     x, item_ids = _factorize(incidence["item_id"])
@@ -452,7 +475,7 @@ def build_items(incidence: pd.DataFrame, labels: pd.Series, params: dict) -> Raw
     occurrences = np.bincount(m.indices, minlength=len(item_ids)).astype(np.int64)
     a, ids, occurrences = _select_members(m, item_ids, occurrences, params["min_occurrences"])
     del m
-    nodes = _item_nodes(ids, occurrences, labels)
+    nodes = _item_nodes(ids, occurrences, labels, mean_years(a, work_ids, years))
     documents = Incidence(a, pd.Index(work_ids, dtype="str"), "work_id")
     i, j, shared = _upper_triangle(_pair_product(a))
     keep = shared >= params["min_weight"]           # the threshold counts works, whatever the counting
@@ -473,7 +496,7 @@ def build_coauthorship(corpus: Bundle, params: dict) -> Raw:
     a = a[a["author_id"].notna()]
     incidence = pd.DataFrame({"work_id": a["work_id"], "item_id": a["author_id"]})
     labels = _mode_label(a, "author_id", "author_name")
-    return build_items(incidence, labels, params)
+    return build_items(incidence, labels, params, work_years(corpus))
 
 
 def build_institutions(corpus: Bundle, params: dict) -> Raw:
@@ -481,7 +504,7 @@ def build_institutions(corpus: Bundle, params: dict) -> Raw:
     a = corpus_rows(corpus, "affiliations")
     incidence = pd.DataFrame({"work_id": a["work_id"], "item_id": a["institution_id"]})
     labels = _mode_label(a, "institution_id", "institution_name")
-    return build_items(incidence, labels, params)
+    return build_items(incidence, labels, params, work_years(corpus))
 
 
 def select_terms(terms: pd.DataFrame, field_name: str) -> tuple[pd.DataFrame, int]:
@@ -535,7 +558,7 @@ def build_keywords(corpus: Bundle, params: dict) -> Raw:
     """Co-word: nodes are terms of the chosen field (keywords, topics, concepts or auto), after the thesaurus."""
     rows, notes = _term_rows(corpus, params)
     incidence = pd.DataFrame({"work_id": rows["work_id"], "item_id": rows["term_id"]})
-    raw = build_items(incidence, _mode_label(rows, "term_id", "term"), params)
+    raw = build_items(incidence, _mode_label(rows, "term_id", "term"), params, work_years(corpus))
     raw.notes.update(notes)
     return raw
 

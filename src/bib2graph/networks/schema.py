@@ -21,6 +21,7 @@ NODES = _schema("nodes", {
     "label": _str,
     "occurrences": _count,
     "year": pa.Column("Int64", nullable=True),
+    "mean_year": pa.Column(float, nullable=True),
     "doi": _ostr,
     "in_corpus": pa.Column(bool),
     "degree": _count,
@@ -30,6 +31,14 @@ NODES = _schema("nodes", {
     "betweenness": pa.Column(float, pa.Check.ge(0)),
     "eigenvector": pa.Column(float, pa.Check.ge(0)),
     "cluster": pa.Column("Int64", pa.Check.ge(1)),
+}, ["node_id"])
+
+# Map coordinates of a network's nodes (results/layouts/<kind>/layout.parquet); the layout job writes it
+# with pyarrow alone (LAYOUT_COLUMNS), `b2g validate` reads it back with this schema.
+LAYOUT = _schema("layout", {
+    "node_id": _str,
+    "x": _float,
+    "y": _float,
 }, ["node_id"])
 
 EDGES = _schema("edges", {

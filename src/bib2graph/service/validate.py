@@ -13,7 +13,7 @@ from pathlib import Path
 from .. import registry
 from ..errors import B2GError, DataError
 from ..manifest import read_manifest
-from ..networks.schema import EDGES, EVIDENCE, NODES
+from ..networks.schema import EDGES, EVIDENCE, LAYOUT, NODES
 from ..paths import SPEC_FILE
 from ..skips import Skips
 from ..tables import BUNDLE_TABLES, CANDIDATES, SCREENING, SEEDS, read_table
@@ -22,6 +22,7 @@ from .result import Result
 from .workspace import Workspace
 
 _SCHEMAS = {"seeds": SEEDS, "candidates": CANDIDATES, "screening": SCREENING, "nodes": NODES, "edges": EDGES,
+            "layout": LAYOUT,
             **BUNDLE_TABLES}
 
 
