@@ -1,7 +1,7 @@
 /** From the API's network to a graphology graph sigma can draw: positions from the layout artifact,
  *  colours by cluster or by mean year, sizes by a chosen metric. */
 import Graph from "graphology";
-import type { NetNode, Network } from "./api";
+import type { NetEdge, NetNode, Network } from "./api";
 
 export const SIZE_METRICS = ["strength", "degree", "pagerank", "betweenness", "occurrences"] as const;
 export type SizeMetric = (typeof SIZE_METRICS)[number];
@@ -70,10 +70,10 @@ export interface EdgeAttrs {
   color: string;
 }
 
-export type MapGraph = Graph<NodeAttrs, EdgeAttrs>;
+export type MapGraph = Graph<NodeAttrs, EdgeAttrs, { maxWeight?: number }>;
 
 export function buildGraph(net: Network): { graph: MapGraph; placed: boolean } {
-  const graph: MapGraph = new Graph<NodeAttrs, EdgeAttrs>({ type: net.directed ? "directed" : "undirected", multi: false });
+  const graph: MapGraph = new Graph<NodeAttrs, EdgeAttrs, { maxWeight?: number }>({ type: net.directed ? "directed" : "undirected", multi: false });
   const unplaced = net.nodes.filter((n) => n.x === null || n.y === null).length;
   net.nodes.forEach((n, i) => {
     const [fx, fy] = n.x === null || n.y === null ? fallbackPosition(n.id, i, net.nodes.length) : [0, 0];
@@ -85,13 +85,20 @@ export function buildGraph(net: Network): { graph: MapGraph; placed: boolean } {
   });
   let maxWeight = 0;
   for (const e of net.edges) maxWeight = Math.max(maxWeight, e.weight);
-  for (const e of net.edges) {
+  graph.setAttribute("maxWeight", maxWeight);
+  addEdges(graph, net.edges);
+  return { graph, placed: unplaced === 0 };
+}
+
+/** Edges into the graph, thicker for heavier (relative to the strongest of the first page). */
+export function addEdges(graph: MapGraph, edges: NetEdge[]): void {
+  const maxWeight = (graph.getAttribute("maxWeight") as number) || 1;
+  for (const e of edges) {
     if (!graph.hasNode(e.source) || !graph.hasNode(e.target) || graph.hasEdge(e.source, e.target)) continue;
     graph.addEdge(e.source, e.target, {
-      weight: e.weight, count: e.count, size: 0.3 + 2.2 * Math.sqrt(e.weight / (maxWeight || 1)), color: "#c8ccd4",
+      weight: e.weight, count: e.count, size: 0.3 + 2.2 * Math.sqrt(Math.min(1, e.weight / maxWeight)), color: "#c8ccd4",
     });
   }
-  return { graph, placed: unplaced === 0 };
 }
 
 /** Node sizes from `metric`, by square root so that hubs do not hide the rest. */

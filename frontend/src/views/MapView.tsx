@@ -4,10 +4,15 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import Sigma from "sigma";
 import type { EdgeDisplayData, NodeDisplayData } from "sigma/types";
+import type { NodeLabelDrawingFunction } from "sigma/rendering";
 import { ApiFailure, Network, NetworkSummary, get } from "../api";
-import { EdgeAttrs, MapGraph, NodeAttrs, SIZE_METRICS, SizeMetric, applySizes, buildGraph, yearColour, yearSpan } from "../graph";
+import { EdgeAttrs, MapGraph, NodeAttrs, SIZE_METRICS, SizeMetric, addEdges, applySizes, buildGraph, yearColour, yearSpan } from "../graph";
+import { labelDrawer } from "../labels";
 import { Details, Selection } from "../components/Details";
 import { SearchBox } from "../components/SearchBox";
+
+/** Edges asked per page, strongest first: a 100k-edge network comes whole, a larger one a page at a time. */
+const EDGE_PAGE = 100_000;
 
 /** Networks above this many edges hide their edges while the camera moves, to keep panning smooth. */
 const HIDE_EDGES_ON_MOVE = 20000;
@@ -78,7 +83,7 @@ export function MapView({ generation }: { generation: number }) {
     let cancelled = false;
     setLoading(true);
     expose({ ready: false, kind });
-    get<Network>(`api/networks/${encodeURIComponent(kind)}`).then((d) => {
+    get<Network>(`api/networks/${encodeURIComponent(kind)}`, { edges: EDGE_PAGE }).then((d) => {
       if (cancelled) return;
       const built = buildGraph(d);
       applySizes(built.graph, metric);
@@ -100,13 +105,16 @@ export function MapView({ generation }: { generation: number }) {
   useEffect(() => {
     if (!graph || !container.current) return;
     const loadedAt = performance.now();
+    const labels = labelDrawer();
     const renderer = new Sigma<NodeAttrs, EdgeAttrs>(graph, container.current, {
       allowInvalidContainer: true,
       enableEdgeEvents: true,
       hideEdgesOnMove: graph.size > HIDE_EDGES_ON_MOVE,
-      labelDensity: 0.08,
-      labelGridCellSize: 120,
-      labelRenderedSizeThreshold: 7,
+      labelDensity: 1,
+      labelGridCellSize: 100,
+      labelRenderedSizeThreshold: 6,
+      labelSize: 12,
+      defaultDrawNodeLabel: labels.draw as NodeLabelDrawingFunction<NodeAttrs, EdgeAttrs>,
       labelFont: "system-ui, sans-serif",
       zIndex: true,
       minCameraRatio: 0.02,
@@ -146,6 +154,7 @@ export function MapView({ generation }: { generation: number }) {
         return out as Partial<EdgeDisplayData>;
       },
     });
+    labels.attach(renderer);
     sigma.current = renderer;
     renderer.once("afterRender", () => {
       expose({ ready: true, firstFrameAt: performance.now(), loadedAt });
@@ -202,6 +211,19 @@ export function MapView({ generation }: { generation: number }) {
     window.history.replaceState(null, "", `#map?kind=${encodeURIComponent(next)}`);
   };
 
+  /** The next page of weaker edges, added to the drawn graph. */
+  const moreEdges = async () => {
+    if (!net || net.edges_next === null || !kind) return;
+    try {
+      const page = await get<Network>(`api/networks/${encodeURIComponent(kind)}`, { edges: EDGE_PAGE, offset: net.edges_next });
+      if (graph) addEdges(graph, page.edges);
+      setNet({ ...net, edges: [...net.edges, ...page.edges], edges_next: page.edges_next });
+      sigma.current?.refresh();
+    } catch (exc) {
+      setError(exc instanceof ApiFailure ? exc.message : String(exc));
+    }
+  };
+
   const span = useMemo(() => (graph ? yearSpan(graph) : null), [graph]);
   const clusters = net?.clusters ?? [];
   const shownEdges = net ? `${net.edges.length.toLocaleString()} of ${net.edges_total.toLocaleString()} edges` : "";
@@ -252,7 +274,10 @@ export function MapView({ generation }: { generation: number }) {
             {overlay === "years" && span ? (
               <div class="yearlegend"><span>{span[0]}</span><span class="ramp" /><span>{span[1]}</span></div>
             ) : (
-              <span class="muted">{graph ? `${graph.order.toLocaleString()} nodes · ${shownEdges}` : ""}</span>
+              <span class="muted">{graph ? `${graph.order.toLocaleString()} nodes · ${shownEdges}` : ""}
+                {net?.edges_next !== null && net?.edges_next !== undefined && (
+                  <> <button type="button" class="small" onClick={moreEdges} data-testid="more-edges">more edges</button></>
+                )}</span>
             )}
           </div>
           <div class="zoom">
