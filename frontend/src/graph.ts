@@ -47,7 +47,13 @@ function fallbackPosition(id: string, i: number, n: number): [number, number] {
 /** Map labels stay short so that more of them fit; the details panel shows the whole one. */
 const LABEL_MAX = 48;
 
-export function shortLabel(text: string): string {
+/** Text without the markup OpenAlex titles sometimes carry (<i>, <sub>…). */
+export function plain(text: string): string {
+  return text.replace(/<\/?[a-zA-Z][^>]*>/g, "");
+}
+
+export function shortLabel(raw: string): string {
+  const text = plain(raw);
   return text.length <= LABEL_MAX ? text : `${text.slice(0, LABEL_MAX - 1).trimEnd()}…`;
 }
 
@@ -70,10 +76,10 @@ export interface EdgeAttrs {
   color: string;
 }
 
-export type MapGraph = Graph<NodeAttrs, EdgeAttrs, { maxWeight?: number }>;
+export type MapGraph = Graph<NodeAttrs, EdgeAttrs, { maxWeight?: number; edgeColour?: string }>;
 
 export function buildGraph(net: Network): { graph: MapGraph; placed: boolean } {
-  const graph: MapGraph = new Graph<NodeAttrs, EdgeAttrs, { maxWeight?: number }>({ type: net.directed ? "directed" : "undirected", multi: false });
+  const graph: MapGraph = new Graph<NodeAttrs, EdgeAttrs, { maxWeight?: number; edgeColour?: string }>({ type: net.directed ? "directed" : "undirected", multi: false });
   const unplaced = net.nodes.filter((n) => n.x === null || n.y === null).length;
   net.nodes.forEach((n, i) => {
     const [fx, fy] = n.x === null || n.y === null ? fallbackPosition(n.id, i, net.nodes.length) : [0, 0];
@@ -86,6 +92,9 @@ export function buildGraph(net: Network): { graph: MapGraph; placed: boolean } {
   let maxWeight = 0;
   for (const e of net.edges) maxWeight = Math.max(maxWeight, e.weight);
   graph.setAttribute("maxWeight", maxWeight);
+  // the more edges, the fainter each: a dense network stays a picture of its nodes
+  const alpha = net.edges.length > 20000 ? 0.1 : net.edges.length > 3000 ? 0.22 : 0.5;
+  graph.setAttribute("edgeColour", `rgba(140,148,165,${alpha})`);
   addEdges(graph, net.edges);
   return { graph, placed: unplaced === 0 };
 }
@@ -93,10 +102,11 @@ export function buildGraph(net: Network): { graph: MapGraph; placed: boolean } {
 /** Edges into the graph, thicker for heavier (relative to the strongest of the first page). */
 export function addEdges(graph: MapGraph, edges: NetEdge[]): void {
   const maxWeight = (graph.getAttribute("maxWeight") as number) || 1;
+  const color = graph.getAttribute("edgeColour") ?? "#c8ccd4";
   for (const e of edges) {
     if (!graph.hasNode(e.source) || !graph.hasNode(e.target) || graph.hasEdge(e.source, e.target)) continue;
     graph.addEdge(e.source, e.target, {
-      weight: e.weight, count: e.count, size: 0.3 + 2.2 * Math.sqrt(Math.min(1, e.weight / maxWeight)), color: "#c8ccd4",
+      weight: e.weight, count: e.count, size: 0.3 + 2.2 * Math.sqrt(Math.min(1, e.weight / maxWeight)), color,
     });
   }
 }

@@ -4,7 +4,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiFailure, Evidence, Neighbour, WorkDetails, get, post } from "../api";
 import type { MapGraph } from "../graph";
-import { clusterColour } from "../graph";
+import { clusterColour, plain } from "../graph";
 import { ReasonDialog } from "./ReasonDialog";
 
 export type Selection =
@@ -18,7 +18,7 @@ const openalex = (id: string) => `https://openalex.org/${id}`;
 const fmt = (v: unknown) => (typeof v === "number" ? (Number.isInteger(v) ? String(v) : v.toPrecision(3)) : String(v ?? "–"));
 
 function labelOf(graph: MapGraph | null, id: string): string {
-  return graph?.hasNode(id) ? graph.getNodeAttribute(id, "data").label ?? id : id;
+  return graph?.hasNode(id) ? plain(graph.getNodeAttribute(id, "data").label ?? id) : id;
 }
 
 /** Neighbours from the loaded graph, strongest first (when the API gives none for this network). */
@@ -54,7 +54,7 @@ function EvidenceList({ kind, graph, source, target }: { kind: string; graph: Ma
           <ol class="docs">
             {evidence.documents.map((d) => (
               <li key={d.work_id} data-testid="evidence-doc" data-id={d.work_id}>
-                <a href={openalex(d.work_id)} target="_blank" rel="noreferrer noopener">{d.title ?? d.work_id}</a>
+                <a href={openalex(d.work_id)} target="_blank" rel="noreferrer noopener">{d.title ? plain(d.title) : d.work_id}</a>
                 {d.year ? ` (${d.year})` : ""}
               </li>
             ))}
@@ -72,7 +72,7 @@ function WorkRecord({ details }: { details: WorkDetails }) {
   const state = details.screening ? (details.screening.included ? "included" : "excluded") : "not screened";
   return (
     <div class="record">
-      <h3 data-testid="details-title">{String(w.title ?? w.work_id)}</h3>
+      <h3 data-testid="details-title">{plain(String(w.title ?? w.work_id))}</h3>
       <p class="muted">{authors.slice(0, 6).join(", ")}{authors.length > 6 ? `, +${authors.length - 6}` : ""}</p>
       <p>{[w.year, w.venue, w.type].filter(Boolean).join(" · ")}</p>
       <p class="links">
@@ -177,7 +177,7 @@ export function Details({ kind, graph, clusters, selection, onSelect }: {
             <tbody>
               {neighbours.map((n) => (
                 <tr key={n.id} data-testid="neighbour" data-id={n.id}>
-                  <td><button type="button" class="linkish" onClick={() => onSelect({ type: "node", id: n.id })}>{n.label ?? labelOf(graph, n.id)}</button></td>
+                  <td><button type="button" class="linkish" onClick={() => onSelect({ type: "node", id: n.id })}>{n.label ? plain(n.label) : labelOf(graph, n.id)}</button></td>
                   <td>{fmt(n.weight)}</td>
                   <td><button type="button" class="small" aria-pressed={asked === n.id} data-testid="why-linked"
                               onClick={() => setAsked(asked === n.id ? null : n.id)}>why linked</button></td>

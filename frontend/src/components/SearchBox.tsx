@@ -1,6 +1,7 @@
 /** Search over works (title, author, DOI) through /api/search; picking a hit hands its ID on. */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiFailure, SearchHit, get } from "../api";
+import { plain } from "../graph";
 
 export function SearchBox({ onPick }: { onPick: (id: string) => void }) {
   const [query, setQuery] = useState("");
@@ -43,7 +44,7 @@ export function SearchBox({ onPick }: { onPick: (id: string) => void }) {
           {hits.map((h, i) => (
             <li key={h.work_id} role="option" aria-selected={i === active} data-testid="search-hit" data-id={h.work_id}
                 class={i === active ? "active" : ""} onMouseDown={(e) => { e.preventDefault(); pick(h); }}>
-              <span class="t">{h.title ?? h.work_id}</span>
+              <span class="t">{h.title ? plain(h.title) : h.work_id}</span>
               <span class="m">{h.year ?? ""} · {h.work_id} · <span class={`state ${h.state}`}>{h.state}</span></span>
             </li>
           ))}

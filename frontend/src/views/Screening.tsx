@@ -7,6 +7,7 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { ApiFailure, QueueWork, get, post } from "../api";
 import { ReasonDialog } from "../components/ReasonDialog";
+import { plain } from "../graph";
 
 type Action = "accept" | "reject" | "skip";
 interface Step { work: QueueWork; action: Action; reason: string }
@@ -99,7 +100,7 @@ export function Screening({ onDecided }: { onDecided: () => void }) {
       {current && (
         <article class="candidate" data-testid="candidate" data-id={current.work_id} aria-labelledby="candidate-title">
           {before && <p class="notice" data-testid="recorded">Recorded: <strong>{before.action}ed</strong>{before.reason ? ` (${before.reason})` : ""}. A new decision replaces it.</p>}
-          <h3 id="candidate-title" data-testid="candidate-title">{current.title ?? current.work_id}</h3>
+          <h3 id="candidate-title" data-testid="candidate-title">{current.title ? plain(current.title) : current.work_id}</h3>
           <p class="muted">{authors(current)}</p>
           <p>{[current.year, current.venue].filter(Boolean).join(" · ")}
             {current.doi && <> · <a href={`https://doi.org/${current.doi}`} target="_blank" rel="noreferrer noopener">doi:{current.doi}</a></>}
