@@ -76,10 +76,12 @@ export interface EdgeAttrs {
   color: string;
 }
 
-export type MapGraph = Graph<NodeAttrs, EdgeAttrs, { maxWeight?: number; edgeColour?: string }>;
+export interface GraphAttrs { maxWeight?: number; edgeColour?: string; sizedBy?: SizeMetric }
+
+export type MapGraph = Graph<NodeAttrs, EdgeAttrs, GraphAttrs>;
 
 export function buildGraph(net: Network): { graph: MapGraph; placed: boolean } {
-  const graph: MapGraph = new Graph<NodeAttrs, EdgeAttrs, { maxWeight?: number; edgeColour?: string }>({ type: net.directed ? "directed" : "undirected", multi: false });
+  const graph: MapGraph = new Graph<NodeAttrs, EdgeAttrs, GraphAttrs>({ type: net.directed ? "directed" : "undirected", multi: false });
   const unplaced = net.nodes.filter((n) => n.x === null || n.y === null).length;
   net.nodes.forEach((n, i) => {
     const [fx, fy] = n.x === null || n.y === null ? fallbackPosition(n.id, i, net.nodes.length) : [0, 0];

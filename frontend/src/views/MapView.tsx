@@ -70,6 +70,8 @@ export function MapView({ generation }: { generation: number }) {
   // the reducers read these refs, so a change needs only a refresh, not a new renderer
   const view = useRef({ filters, selection, overlay, span: null as [number, number] | null });
   view.current = { ...view.current, filters, selection, overlay };
+  /** What the renderer last drew with: an effect redraws only when one of these changed. */
+  const drawn = useRef({ filters, selection, overlay });
 
   useEffect(() => {
     get<{ networks: NetworkSummary[] }>("api/networks").then((d) => {
@@ -87,6 +89,7 @@ export function MapView({ generation }: { generation: number }) {
       if (cancelled) return;
       const built = buildGraph(d);
       applySizes(built.graph, metric);
+      built.graph.setAttribute("sizedBy", metric);
       view.current.span = yearSpan(built.graph);
       setNet(d);
       setPlaced(built.placed);
@@ -156,7 +159,11 @@ export function MapView({ generation }: { generation: number }) {
     });
     labels.attach(renderer);
     sigma.current = renderer;
-    renderer.once("afterRender", () => {
+    drawn.current = { filters: view.current.filters, selection: view.current.selection, overlay: view.current.overlay };
+    // sigma drew the first frame in its constructor; the browser shows it at the next animation frame
+    let alive = true;
+    requestAnimationFrame(() => {
+      if (!alive) return;
       expose({ ready: true, firstFrameAt: performance.now(), loadedAt });
       container.current?.setAttribute("data-ready", "true");
     });
@@ -172,6 +179,7 @@ export function MapView({ generation }: { generation: number }) {
     renderer.on("leaveEdge", () => { if (container.current) container.current.style.cursor = ""; });
     expose({ graph, sigma: renderer, kind });
     return () => {
+      alive = false;
       renderer.kill();
       sigma.current = null;
       container.current?.removeAttribute("data-ready");
@@ -179,15 +187,20 @@ export function MapView({ generation }: { generation: number }) {
     };
   }, [graph, kind]);
 
+  // redraw only for a real change: a frame of a 100k-edge map is costly without a GPU
   useEffect(() => {
-    if (!graph) return;
+    if (!graph || graph.getAttribute("sizedBy") === metric) return;
     applySizes(graph, metric);
+    graph.setAttribute("sizedBy", metric);
     sigma.current?.refresh();
   }, [metric, graph]);
 
   useEffect(() => {
-    sigma.current?.refresh({ skipIndexation: true });
     expose({ selection });
+    const last = drawn.current;
+    if (last.filters === filters && last.selection === selection && last.overlay === overlay) return;
+    drawn.current = { filters, selection, overlay };
+    sigma.current?.refresh({ skipIndexation: true });
   }, [filters, selection, overlay]);
 
   /** Centre the camera on a node, closer in. */
