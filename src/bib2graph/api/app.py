@@ -111,6 +111,48 @@ def _reads(app: FastAPI, ws: Workspace) -> None:
 
         return respond("inspect", lambda: inspect_work(ws, work_id))
 
+    @app.get("/api/prisma", name="prisma")
+    def prisma() -> Response:
+        """The PRISMA 2020 counts of the last corpus build (as `b2g prisma`)."""
+        from ..service.prisma import read_prisma
+
+        return respond("prisma", lambda: read_prisma(ws))
+
+    @app.get("/api/networks", name="networks")
+    def networks() -> Response:
+        """Every network of the spec: built or not, sizes, clusters, layout (as `b2g networks`)."""
+        from ..service.network_view import list_networks
+
+        return respond("networks", lambda: list_networks(ws))
+
+    @app.get("/api/networks/{kind}", name="network")
+    def network(kind: str, edges: int = 20000, offset: int = 0) -> Response:
+        """One network: nodes with layout, clusters, metrics, a page of edges strongest first (as `b2g network`)."""
+        from ..service.network_view import network as read_network
+
+        return respond("network", lambda: read_network(ws, kind, edges, offset))
+
+    @app.get("/api/networks/{kind}/evidence", name="evidence")
+    def evidence(kind: str, source: str, target: str) -> Response:
+        """The documents behind one edge: why two nodes are linked (as `b2g evidence`)."""
+        from ..service.evidence import edge_evidence
+
+        return respond("evidence", lambda: edge_evidence(ws, kind, source, target))
+
+    @app.get("/api/search", name="search")
+    def search(q: str, limit: int = 20) -> Response:
+        """Pooled works by title words, authors, DOI or OpenAlex ID (as `b2g search`)."""
+        from ..service.search import search_works
+
+        return respond("search", lambda: search_works(ws, q, limit))
+
+    @app.get("/api/queue", name="queue")
+    def queue(limit: int = 50) -> Response:
+        """The works awaiting a decision, in screening order (as `b2g queue`)."""
+        from ..service.queue import screening_queue
+
+        return respond("queue", lambda: screening_queue(ws, limit))
+
 
 def _writes(app: FastAPI, ws: Workspace, jobs: RunJobs) -> None:
     @app.post("/api/decisions", name="decide")

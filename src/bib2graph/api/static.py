@@ -26,12 +26,12 @@ The API answers under <code>/api/</code> (see <code>/api/openapi.json</code>).</
 def page(static_dir: Path, path: str) -> Response:
     """The file at `path` under the build (never outside it), else the app's index.html."""
     root = static_dir.resolve()
-    index = root / "index.html"
-    if not index.is_file():
-        return HTMLResponse(MISSING, headers={"Cache-Control": "no-store"})
-    wanted = (root / path).resolve() if path else index
-    if wanted != index and wanted.is_relative_to(root) and wanted.is_file():
+    wanted = (root / path).resolve()
+    if path and wanted.is_relative_to(root) and wanted.is_file():
         return FileResponse(wanted)
     if path.startswith("assets/"):
         return Response("no such asset\n", status_code=404, media_type="text/plain")
+    index = root / "index.html"
+    if not index.is_file():
+        return HTMLResponse(MISSING, headers={"Cache-Control": "no-store"})
     return FileResponse(index, headers={"Cache-Control": "no-store"})

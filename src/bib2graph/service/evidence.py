@@ -6,7 +6,8 @@ stored evidence table when the network phase built it whole (`metrics.evidence.c
 computed on demand from the corpus tables by set intersection (`networks.edge_evidence`, the same rows).
 For undirected kinds the order of the two nodes does not matter: the answer names the edge as stored
 (`source` < `target`). Each document carries whatever record the workspace holds for it: the pooled
-work's metadata, else (an out-of-corpus reference) the label a network gives that node.
+work's metadata, else (a reference outside the pool) the cited works' table's, else the label a network
+gives that node.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .. import query
 from ..errors import DataError
 from ..networks.builders import EVIDENCE_VIA
 from ..spec import resolve_path
-from ..tables import Bundle
+from ..tables import BUNDLE_TABLES, Bundle, empty, read_table
 from .network_view import network_folder, read_metrics
 from .result import Result
 from .workspace import Workspace
@@ -44,20 +45,39 @@ def _stored(folder: Path, kind: str, edge: dict[str, Any]) -> list[str]:
                                      [str(folder / "evidence.parquet"), edge["source"], edge["target"]])]
 
 
+NEEDS = {"coupling": "references", "cocitation": "references", "citation": "references",
+         "coauthorship": "authorships", "institutions": "affiliations", "keywords": "terms"}
+
+
+def corpus_for(ws: Workspace, kind: str) -> Bundle:
+    """The corpus tables one kind's evidence reads (works and one other), the rest left empty:
+    reading and checking every table of a large corpus would cost more than the intersection."""
+    folder = ws.path("results/corpus")
+    tables = {name: empty(schema) for name, schema in BUNDLE_TABLES.items()}
+    for name in ("works", NEEDS[kind]):
+        tables[name] = read_table(folder / f"{name}.parquet", BUNDLE_TABLES[name])
+    return Bundle(**tables)
+
+
 def _on_demand(ws: Workspace, kind: str, metrics: dict[str, Any], edge: dict[str, Any]) -> list[str]:
     from ..networks import edge_evidence
 
     params = dict(metrics.get("parameters") or {})
     if params.get("thesaurus"):
         params["thesaurus"] = str(resolve_path(ws.root, params["thesaurus"]))
-    corpus = Bundle.read(ws.path("results/corpus"))
+    corpus = corpus_for(ws, kind)
     rows = edge_evidence(kind, corpus, edge["source"], edge["target"], params)
     return rows[EVIDENCE_VIA[kind]].astype(str).tolist()
 
 
+CITED_WORKS = "results/chain/cited/works.parquet"   # metadata of cited works outside the pool, when collected
+CITED_COLUMNS = ("work_id", "title", "year", "doi", "venue", "first_author")
+
+
 def describe_works(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
-    """Each ID's record, in the given order: pooled works with their metadata; others (references
-    outside the pool) with the label, year and DOI a network's node table holds, else the bare ID."""
+    """Each ID's record, in the given order: pooled works with their metadata; cited works outside the
+    pool from the cited works' table (first author only); others with the label, year and DOI a
+    network's node table holds; else the bare ID."""
     if not ids:
         return []
     pool = ws.path("results/chain/pool")
@@ -71,12 +91,20 @@ def describe_works(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
                 SELECT w.work_id, w.title, w.year, w.doi, w.venue,
                        coalesce((SELECT list(a.author_name ORDER BY a.position) FROM read_parquet(?) a
                                  WHERE a.work_id = w.work_id), []) AS authors, {in_corpus} AS in_corpus
-                FROM read_parquet(?) w WHERE list_contains(?, w.work_id)""", params):
+                FROM read_parquet(?) w WHERE w.work_id IN (SELECT unnest(?::VARCHAR[]))""", params):
             known[row["work_id"]] = {**row, "authors": [a for a in row["authors"] if a], "label": row["title"]}
     missing = [i for i in ids if i not in known]
+    cited = ws.path(CITED_WORKS)
+    if missing and cited.is_file() and set(CITED_COLUMNS) <= set(query.columns(cited)):
+        for row in query.records("SELECT work_id, title, year, doi, venue, first_author FROM read_parquet(?) "
+                                 "WHERE work_id IN (SELECT unnest(?::VARCHAR[]))", [str(cited), missing]):
+            known[row["work_id"]] = {**{k: row[k] for k in ("work_id", "title", "year", "doi", "venue")},
+                                     "authors": [row["first_author"]] if row["first_author"] else [],
+                                     "in_corpus": False, "label": row["title"]}
+        missing = [i for i in missing if i not in known]
     for nodes in sorted(ws.path("results/networks").glob("*/nodes.parquet")) if missing else []:
         for row in query.records("SELECT node_id, label, year, doi FROM read_parquet(?) "
-                                 "WHERE list_contains(?, node_id) AND label <> node_id", [str(nodes), missing]):
+                                 "WHERE node_id IN (SELECT unnest(?::VARCHAR[])) AND label <> node_id", [str(nodes), missing]):
             known.setdefault(row["node_id"], {"work_id": row["node_id"], "title": None, "year": row["year"],
                                               "doi": row["doi"], "venue": None, "authors": [],
                                               "in_corpus": False, "label": row["label"]})

@@ -105,7 +105,8 @@ class RunJobs:
     def cancel(self) -> dict[str, Any]:
         """Ask the running job to stop (SIGTERM: Snakemake ends gracefully); a no-op when none runs."""
         with self._cond:
-            if self._job["state"] == "running" and self._proc is not None and self._proc.poll() is None:
+            if (self._job["state"] == "running" and not self._cancelled and self._proc is not None
+                    and self._proc.poll() is None):
                 self._cancelled = True
                 self._proc.send_signal(signal.SIGTERM)
             return _copy(self._job)

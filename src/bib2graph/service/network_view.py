@@ -85,14 +85,20 @@ def list_networks(ws: Workspace) -> Result:
                   warnings=ws.warnings())
 
 
+def _finite(column: str) -> str:
+    """A float column with NaN and infinities read as null (JSON has neither)."""
+    return f"CASE WHEN isfinite({column}::DOUBLE) THEN {column}::DOUBLE END"
+
+
 def _nodes(ws: Workspace, kind: str, folder: Path) -> list[dict[str, Any]]:
     nodes = folder / "nodes.parquet"
     have = set(query.columns(nodes))
-    mean_year = "n.mean_year" if "mean_year" in have else "NULL::DOUBLE"
+    mean_year = _finite("n.mean_year") if "mean_year" in have else "NULL::DOUBLE"
     layout = layout_path(ws, kind)
     params = [str(nodes)]
     if layout.is_file():
-        join, xy = "LEFT JOIN read_parquet(?) l ON l.node_id = n.node_id", "l.x::DOUBLE AS x, l.y::DOUBLE AS y"
+        join = "LEFT JOIN read_parquet(?) l ON l.node_id = n.node_id"
+        xy = f"{_finite('l.x')} AS x, {_finite('l.y')} AS y"
         params.append(str(layout))
     else:
         join, xy = "", "NULL::DOUBLE AS x, NULL::DOUBLE AS y"

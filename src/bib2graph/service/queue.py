@@ -33,34 +33,37 @@ def why_here(step: dict[str, Any] | None) -> str:
             f"score {step['score']:.4g}")
 
 
-def pending_rows(ws: Workspace) -> list[dict[str, Any]]:
-    """Every work awaiting a decision, in work ID order, with its record and chaining step."""
+def pending_rows(ws: Workspace, limit: int) -> tuple[int, list[dict[str, Any]]]:
+    """(how many works await a decision, the first `limit` of them in work ID order with their record
+    and chaining step); decided works and seeds are left out by DuckDB, so a large pool stays cheap."""
     works, authors = pool_paths(ws)
     results = ws.path("results")
     seeds, candidates = results / "seed/seeds.parquet", results / "chain/candidates.parquet"
-    not_seed = "AND w.work_id NOT IN (SELECT work_id FROM read_parquet(?))" if seeds.is_file() else ""
+    decided = sorted(curation.read(ws.path(CURATION_FILE)))
+    waiting = "w.work_id NOT IN (SELECT unnest(?::VARCHAR[]))" + \
+        (" AND w.work_id NOT IN (SELECT work_id FROM read_parquet(?))" if seeds.is_file() else "")
+    where = [decided] + ([str(seeds)] if seeds.is_file() else [])
+    pending = query.rows(f"SELECT count(*) FROM read_parquet(?) w WHERE {waiting}", [works, *where])[0][0]
     step = ("c.round, c.direction, c.via, c.links, c.score" if candidates.is_file() else
             "NULL AS round, NULL AS direction, NULL AS via, NULL AS links, NULL AS score")
     join = "LEFT JOIN read_parquet(?) c ON c.work_id = w.work_id AND c.admitted" if candidates.is_file() else ""
-    params = [authors, works] + ([str(candidates)] if candidates.is_file() else []) + \
-        ([str(seeds)] if seeds.is_file() else [])
+    params = [authors, works, *([str(candidates)] if candidates.is_file() else []), *where, limit]
     found = query.records(f"""
         SELECT w.work_id, w.doi, w.title, w.year, w.venue,
                coalesce((SELECT list(a.author_name ORDER BY a.position) FROM read_parquet(?) a
                          WHERE a.work_id = w.work_id), []) AS authors,
                w.abstract, {step}
-        FROM read_parquet(?) w {join} WHERE true {not_seed} ORDER BY w.work_id""", params)
-    decided = curation.read(ws.path(CURATION_FILE))
-    return [row for row in found if row["work_id"] not in decided]
+        FROM read_parquet(?) w {join} WHERE {waiting} ORDER BY w.work_id LIMIT ?""", params)
+    return pending, found
 
 
 def screening_queue(ws: Workspace, limit: int = 50) -> Result:
     """The first `limit` works awaiting a decision, each with its abstract (when held) and why it is here."""
     if not 1 <= limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {limit}")
-    rows = pending_rows(ws)
+    pending, rows = pending_rows(ws, limit)
     works = [{"work_id": r["work_id"], "doi": r["doi"], "title": r["title"], "year": r["year"],
               "venue": r["venue"], "authors": [a for a in r["authors"] if a],
-              "abstract": r["abstract"] or None, "why_here": why_here(r)} for r in rows[:limit]]
-    return Result(data={"workspace": ws.describe(), "pending": len(rows), "works": works},
+              "abstract": r["abstract"] or None, "why_here": why_here(r)} for r in rows]
+    return Result(data={"workspace": ws.describe(), "pending": pending, "works": works},
                   warnings=ws.warnings())

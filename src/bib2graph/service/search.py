@@ -44,7 +44,8 @@ def pool_paths(ws: Workspace) -> tuple[str, str]:
 def states(ws: Workspace, work_ids: list[str]) -> dict[str, str]:
     """included / excluded / pending for each work: the decision if any, else the last screening."""
     screening = ws.path("results/corpus/screening.parquet")
-    screened = dict(query.rows("SELECT work_id, included FROM read_parquet(?) WHERE list_contains(?, work_id)",
+    screened = dict(query.rows("SELECT work_id, included FROM read_parquet(?) "
+                               "WHERE work_id IN (SELECT unnest(?::VARCHAR[]))",
                                [str(screening), work_ids])) if screening.is_file() and work_ids else {}
     decisions = curation.read(ws.path(CURATION_FILE))
     out = {}

@@ -1,0 +1,52 @@
+"""Decisions through the API: the same service, lock, audit fields and validation as `b2g reject`."""
+
+from __future__ import annotations
+
+from bib2graph import curation
+
+from ..integration.conftest import copy_workspace
+from ..integration.helpers import b2g
+from .conftest import body
+
+
+def rows(root) -> list[tuple]:
+    """The decisions of a workspace without their time: (id, decision, reason, by)."""
+    found = curation.read(root / "config/curation.tsv")
+    return sorted((d.work_id, d.decision, d.reason, d.decided_by) for d in found.values())
+
+
+def test_a_decision_lands_in_curation_as_the_clis_and_makes_the_corpus_stale(gui, built_demo, tmp_path):
+    twin = copy_workspace(built_demo, tmp_path / "twin")
+    with gui.client() as client:
+        before = body(client.get("/api/status"))["data"]
+        assert before["phases"]["corpus"] == "complete"
+        pending = body(client.get("/api/queue", params={"limit": 2}))["data"]["works"]
+        ids = [w["work_id"] for w in pending]
+        api = body(client.post("/api/decisions", json={"decision": "reject", "ids": ids, "reason": "off topic",
+                                                       "by": "alice"}))
+        after = body(client.get("/api/status"))["data"]
+    cli = b2g("reject", *ids, "--reason", "off topic", "--by", "alice", "--json", "--workspace", str(twin)).envelope
+
+    assert api["command"] == "reject" and api["data"]["changed"] == ids
+    assert {**api["data"], "workspace": None} == {**cli["data"], "workspace": None}
+    assert rows(gui.root) == rows(twin) and [r[0] for r in rows(gui.root) if r[1] == "reject"] == ids
+    stamped = curation.read(gui.root / "config/curation.tsv")[ids[0]].decided_at
+    assert stamped.endswith("Z") and stamped[:2] == "20"
+    assert after["phases"]["corpus"] == "stale" and after["up_to_date"] is False
+    assert after["counts"]["rejected"] == before["counts"]["rejected"] + 2
+
+
+def test_bad_decisions_record_nothing(gui):
+    before = (gui.root / "config/curation.tsv").read_bytes()
+    with gui.client() as client:
+        work = body(client.get("/api/queue", params={"limit": 1}))["data"]["works"][0]["work_id"]
+        cases = [({"decision": "reject", "ids": [work], "reason": " "}, "USAGE_ERROR", 400),
+                 ({"decision": "reject", "ids": [work, "W999999999999"], "reason": "r"}, "UNKNOWN_ID", 404),
+                 ({"decision": "maybe", "ids": [work]}, "USAGE_ERROR", 400),
+                 ({"decision": "accept", "ids": []}, "USAGE_ERROR", 400)]
+        for payload, code, status in cases:
+            response = client.post("/api/decisions", json=payload)
+            assert (body(response)["error"]["code"], response.status_code) == (code, status), payload
+        not_json = client.post("/api/decisions", content=b"reject W1", headers={"Content-Type": "text/plain"})
+        assert body(not_json)["error"]["code"] == "USAGE_ERROR"
+    assert (gui.root / "config/curation.tsv").read_bytes() == before
