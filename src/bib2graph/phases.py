@@ -172,7 +172,7 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> d
 
 def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
     from .export.reading import PAPER_KINDS, reading_order
-    from .networks.schema import NODES
+    from .networks.schema import EDGES, NODES
     from .report import write_report
 
     def load(path: str) -> dict:
@@ -180,10 +180,15 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
 
     manifests = {name: load(inp[name]) for name in ("seeds", "chain", "corpus")}
     metrics = [load(p) for p in inp["metrics"]]
-    reading = {m["kind"]: reading_order(m["kind"], read_table(nodes, NODES))
-               for nodes, m in zip(inp["nodes"], metrics) if m["kind"] in PAPER_KINDS}
+    tables = [read_table(nodes, NODES) for nodes in inp["nodes"]]
+    reading = {m["kind"]: reading_order(m["kind"], table)
+               for table, m in zip(tables, metrics) if m["kind"] in PAPER_KINDS}
+    maps = {}
+    for table, edges, layout, m in zip(tables, inp["edges"], inp["layouts"], metrics):
+        xy = _positions(layout, table["node_id"])
+        maps[m["kind"]] = (table.assign(x=xy[:, 0], y=xy[:, 1]), read_table(edges, EDGES))
     write_report(out["html"], spec, manifests, read_table(inp["screening"], SCREENING),
-                 read_table(inp["works"], WORKS), metrics, load(inp["prisma"]), reading)
+                 read_table(inp["works"], WORKS), metrics, load(inp["prisma"]), reading, maps)
     return {"networks": len(metrics)}
 
 

@@ -1,15 +1,30 @@
-"""The review's report: one self-contained HTML page with how the corpus was assembled and what
-each network holds. Figures are inline SVG made with matplotlib, salted so the bytes are stable."""
+"""The review's report: one self-contained HTML page with how the corpus was assembled, what each
+network holds and looks like (its map by cluster and by year), and how the results were made.
+Figures are inline SVG made with matplotlib, salted and undated so the bytes are stable; text stays
+text (`svg.fonttype` none), so a figure can be read back.
+
+The run's date: no clock goes into an artifact, so the report states one only when the environment
+sets SOURCE_DATE_EPOCH (the reproducible-builds convention; set it to date a run on purpose).
+Otherwise it names the dates the data holds (OpenAlex's last update of any work) and where the time
+of each job is kept (`.snakemake/b2g/stat/`, outside the artifacts).
+"""
 
 from __future__ import annotations
 
 import html
 import io
+import os
+import platform
+from datetime import datetime, timezone
 from typing import Any
 
 import pandas as pd
 
 from .atomic import write_text
+
+#: the packages whose versions the report names (the ones that compute or draw something)
+PACKAGES = ("bib2graph", "snakemake", "igraph", "leidenalg", "networkx", "numpy", "scipy", "pandas", "pyarrow",
+            "matplotlib")
 
 
 def _pyplot():
@@ -19,6 +34,7 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     matplotlib.rcParams["svg.hashsalt"] = "bib2graph"
+    matplotlib.rcParams["svg.fonttype"] = "none"
     return plt
 
 
@@ -84,9 +100,82 @@ def _fmt(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def versions() -> list[list[str]]:
+    """(package, version) of Python and of each package in PACKAGES that is installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    rows = [["python", platform.python_version()]]
+    for name in PACKAGES:
+        try:
+            rows.append([name, version(name)])
+        except PackageNotFoundError:
+            continue
+    return rows
+
+
+def run_date() -> str:
+    """The run's date from SOURCE_DATE_EPOCH, or what to read instead (see the module's docstring)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return datetime.fromtimestamp(int(epoch), tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return ("not written into the report (no artifact holds a clock): each job's time is in "
+            ".snakemake/b2g/stat/<job>.json and results/logs/; set SOURCE_DATE_EPOCH to date a run here")
+
+
+def data_dates(works: pd.DataFrame) -> list[list[str]]:
+    """The dates the corpus holds: OpenAlex's last update of its works and their publication dates."""
+    rows = []
+    for column, what in (("updated_date", "OpenAlex last updated a corpus work"),
+                         ("publication_date", "publication dates of the corpus")):
+        values = works[column].dropna().astype(str).str[:10] if column in works else pd.Series(dtype=str)
+        if len(values):
+            rows.append([what, f"{values.min()} to {values.max()}"])
+    return rows
+
+
+def _provenance(spec: dict[str, Any], works: pd.DataFrame) -> list[str]:
+    import yaml
+
+    sections = {k: spec[k] for k in sorted(spec) if k != "name"}
+    parts = ["<h2 id=\"how-made\">How these results were made</h2>",
+             "<details><summary>The spec sections these results were made from (defaults filled in)</summary>"
+             f"<pre>{html.escape(yaml.safe_dump(sections, sort_keys=True, allow_unicode=True))}</pre></details>",
+             _table(["date", "value"], data_dates(works) + [["run", run_date()]]),
+             _table(["package", "version"], versions())]
+    return parts
+
+
+def _export_links(kind: str, formats: list[str]) -> str:
+    from .registry import export_names
+
+    links = [f'<a href="../export/{html.escape(kind)}/{html.escape(name)}">{html.escape(name)}</a>'
+             for name in export_names(formats)]
+    return f"<p>Export files: {', '.join(links)}</p>" if links else ""
+
+
+def _maps(kind: str, frame: pd.DataFrame | None, edges: pd.DataFrame | None) -> list[str]:
+    """The map by cluster and the year overlay of one network, as HTML figures."""
+    if frame is None or not len(frame):
+        return []
+    from .maps import MAX_NODES, svg_map, svg_overlay
+
+    note = f" (the {MAX_NODES} strongest of {len(frame)} nodes)" if len(frame) > MAX_NODES else ""
+    parts = [f'<figure id="map-{html.escape(kind)}">' + svg_map(f"{kind}: clusters{note}", frame, edges)
+             + "<figcaption>Map coloured by cluster; the strongest nodes are labelled where a label fits."
+             "</figcaption></figure>"]
+    overlay = svg_overlay(f"{kind}: mean publication year{note}", frame, edges)
+    if overlay is not None:
+        parts.append(f'<figure id="overlay-{html.escape(kind)}">' + overlay
+                     + "<figcaption>Overlay: each node coloured by the mean publication year of its works."
+                     "</figcaption></figure>")
+    return parts
+
+
 def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataFrame,
            works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any],
-           reading: dict[str, pd.DataFrame]) -> str:
+           reading: dict[str, pd.DataFrame], maps: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None) -> str:
+    """The report's HTML; `maps` gives each network's nodes with x and y, and its edges."""
+    maps = maps or {}
     seeds, chain = manifests["seeds"]["counts"], manifests["chain"]["counts"]
     corpus = manifests["corpus"]["counts"]
     parts = [f"<h1>{html.escape(spec['name'])}</h1>", "<h2>How the corpus was assembled</h2>"]
@@ -107,6 +196,8 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
     parts.append(_table(["network", "nodes", "edges", "density", "components", "clusters", "modularity"], rows))
     for m in metrics:
         parts.append(f"<h3>{html.escape(m['kind'])}</h3><p>{html.escape(str(m.get('definition', '')))}</p>")
+        parts += _maps(m["kind"], *maps.get(m["kind"], (None, None)))
+        parts.append(_export_links(m["kind"], spec.get("export", {}).get("formats", [])))
         clusters = [[c.get("cluster"), c.get("size"), _fmt(c.get("label"))] for c in m.get("clusters", [])[:10]]
         if clusters:
             parts.append(_table(["cluster", "size", "label"], clusters))
@@ -117,9 +208,11 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
                          f"<code>results/export/{html.escape(m['kind'])}/reading_order.csv</code>):</p>")
             parts.append(_table(["cluster", "rank", "work", "year"],
                                 [[r.cluster, r.rank, r.label, _fmt(r.year)] for r in top.itertuples()]))
+    parts += _provenance(spec, works)
     style = ("body{font-family:sans-serif;max-width:60rem;margin:2rem auto;color:#222}"
              "table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;"
-             "text-align:left}th{background:#eef}")
+             "text-align:left}th{background:#eef}figure{margin:1rem 0}svg{max-width:100%;height:auto}"
+             "pre{background:#f6f6f6;padding:.5rem;overflow:auto}")
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
             f"{html.escape(spec['name'])}</title><style>{style}</style></head><body>"
             + "\n".join(parts) + "</body></html>\n")
@@ -127,5 +220,6 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
 
 def write_report(path: str, spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataFrame,
                  works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any],
-                 reading: dict[str, pd.DataFrame]) -> None:
-    write_text(path, render(spec, manifests, screening, works, metrics, prisma, reading))
+                 reading: dict[str, pd.DataFrame],
+                 maps: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None) -> None:
+    write_text(path, render(spec, manifests, screening, works, metrics, prisma, reading, maps))

@@ -107,7 +107,7 @@ def test_reject_reruns_corpus_onward_and_accept_restores(demo):
     assert rejected.envelope["data"]["changed"] == [victim]
     rerun = b2g("run", "--cores", "2", "--workspace", str(workspace))
     assert rerun.returncode == 0, rerun.stderr[-2000:]
-    assert ran_jobs(rerun.stderr) == {"corpus", "network:coupling", "export:coupling", "report"}
+    assert ran_jobs(rerun.stderr) == {"corpus", "network:coupling", "layout:coupling", "export:coupling", "report"}
     assert [p.stat().st_mtime_ns for p in upstream] == upstream_state
     works = read_table(workspace / "results/corpus/works.parquet", BUNDLE_TABLES["works"])
     assert victim not in set(works.work_id)

@@ -205,3 +205,77 @@ def test_reading_order_ranks_corpus_works_within_clusters(networks):
     for _, group in order.groupby("cluster"):
         assert list(group["rank"]) == list(range(1, len(group) + 1))
         assert list(group.pagerank) == sorted(group.pagerank, reverse=True)
+
+
+def _map_of(net):
+    """A layout of the network as the layout job makes it: (n, 2) in node-table order."""
+    from bib2graph.networks.layout import layout
+
+    ids = pd.Index(net.nodes["node_id"])
+    return layout(len(ids), ids.get_indexer(net.edges["source"]), ids.get_indexer(net.edges["target"]),
+                  net.edges["weight"].to_numpy(), net.nodes["cluster"].to_numpy(dtype="int64"), iterations=20)
+
+
+@pytest.mark.parametrize("name", ["coupling", "coauthorship"])
+def test_exports_carry_the_map_coordinates(networks, sep, tmp_path, name):
+    from bib2graph.export.graphml import write_graphml_with_positions
+
+    net = networks[name]
+    xy = _map_of(net)
+    expected = {node: (x, y) for node, x, y in zip(net.nodes["node_id"], xy[:, 0], xy[:, 1])}
+    write_graphml(net, sep, tmp_path / "plain.graphml")
+    write_graphml_with_positions(tmp_path / "plain.graphml", tmp_path / "net.graphml", xy)
+    graph = nx.read_graphml(tmp_path / "net.graphml")
+    assert {n: (d["x"], d["y"]) for n, d in graph.nodes(data=True)} == expected
+    plain = nx.read_graphml(tmp_path / "plain.graphml")
+    assert all({**plain.nodes[n], "x": x, "y": y} == graph.nodes[n] for n, (x, y) in expected.items())
+    assert nx.utils.edges_equal(plain.edges(data=True), graph.edges(data=True))
+
+    write_gexf(net, sep, tmp_path / "net.gexf", xy)
+    gexf = nx.read_gexf(tmp_path / "net.gexf")
+    assert {n: (d["viz"]["position"]["x"], d["viz"]["position"]["y"]) for n, d in gexf.nodes(data=True)} == expected
+
+    write_vosviewer(net, tmp_path / "map.txt", tmp_path / "network.txt", tmp_path / "net.json", xy)
+    items = parse_vos_map(tmp_path / "map.txt")
+    assert [(float(r["x"]), float(r["y"])) for r in items] == list(expected.values())
+    doc = json.loads((tmp_path / "net.json").read_text(encoding="utf-8"))["network"]
+    assert [(i["x"], i["y"]) for i in doc["items"]] == list(expected.values())
+
+
+def test_graphml_positions_need_one_per_node(networks, sep, tmp_path):
+    from bib2graph.errors import DataError
+    from bib2graph.export.graphml import with_positions
+
+    net = networks["citation"]
+    write_graphml(net, sep, tmp_path / "net.graphml")
+    text = (tmp_path / "net.graphml").read_text(encoding="utf-8")
+    with pytest.raises(DataError):
+        with_positions(text, _map_of(net)[:-1])
+
+
+def test_item_nodes_carry_the_mean_year_of_their_works(networks, sep):
+    net = networks["coauthorship"]
+    years = sep.works.set_index("work_id")["year"].astype("Float64")
+    a = sep.authorships.dropna(subset=["author_id"]).drop_duplicates(["work_id", "author_id"])
+    expected = a.assign(year=a["work_id"].map(years)).groupby("author_id")["year"].mean()
+    got = net.nodes.set_index("node_id")["mean_year"]
+    assert got.notna().any()
+    for node, value in got.items():
+        assert (pd.isna(value) and pd.isna(expected[node])) or value == pytest.approx(float(expected[node]))
+    works = networks["coupling"].nodes
+    with_year = works[works["year"].notna()]
+    assert (with_year["mean_year"] == with_year["year"].astype(float)).all()
+    complete = bool(net.nodes["mean_year"].notna().all())
+    assert parse_vos_score(net) == ([round(float(y), 2) for y in net.nodes["mean_year"]] if complete else None)
+
+
+def parse_vos_score(net):
+    """The VOSviewer overlay score of each item, when every node has a mean year."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_vosviewer(net, folder / "m.txt", folder / "n.txt", folder / "j.json")
+        rows = parse_vos_map(folder / "m.txt")
+    column = "score<Avg. pub. year>"
+    return [float(r[column]) for r in rows] if rows and column in rows[0] else None

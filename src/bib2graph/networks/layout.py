@@ -13,6 +13,7 @@ import numpy as np
 ALGORITHMS = ("fr",)
 _MAX_WEIGHT_RATIO = 10.0   # edge weights are scaled to median 1 and clipped to [1/10, 10]
 _GAP = 1.0                 # space between packed components, in units of one node's share of the map
+_BETWEEN = 0.3             # the pull of an edge between two clusters, relative to one inside a cluster
 
 
 def layout(n: int, source, target, weight=None, clusters=None, *, algorithm: str = "fr", seed: int = 42,
@@ -22,7 +23,8 @@ def layout(n: int, source, target, weight=None, clusters=None, *, algorithm: str
     Definition. Edges are taken undirected; parallel edges and arcs are merged by summing their weights,
     self-loops are ignored; weights are scaled to median 1 and clipped to ``[0.1, 10]``. Each connected
     component C with ``|C| >= 3`` is laid out by Fruchterman-Reingold (igraph, ``iterations`` steps, the
-    attraction along an edge multiplied by its weight) from cluster-aware initial positions: the
+    attraction along an edge multiplied by its weight, and by 0.3 more for an edge between two clusters,
+    so that clusters stand apart as in the partition) from cluster-aware initial positions: the
     clusters of C (``clusters``, e.g. the network's communities) are placed by a layout of the cluster
     graph (clusters joined by their summed edge weights) at a distance of order ``sqrt(|C|)``, and each
     node starts near its cluster's place, so that clusters begin apart and the force model refines them.
@@ -111,6 +113,7 @@ def _component_layout(size: int, i, j, w, clusters, rng: np.random.Generator, se
     import igraph as ig
 
     start = _initial(size, i, j, w, clusters, rng, seed)
+    w = np.where(clusters[i] != clusters[j], w * _BETWEEN, w)
     graph = ig.Graph(n=size, edges=np.column_stack([i, j]))
     with _igraph_random(seed):
         xy = np.asarray(graph.layout_fruchterman_reingold(weights=w.tolist(), niter=iterations,
