@@ -159,6 +159,8 @@ export interface Neighbour {
   label: string | null;
   weight: number;
   count: number | null;
+  /** citation only: `out` when the work cites it, `in` when it cites the work */
+  direction?: "out" | "in";
 }
 
 export interface WorkDetails {
@@ -174,7 +176,7 @@ export interface Evidence {
   kind: string;
   source: string;
   target: string;
-  documents: (Record<string, unknown> & { work_id: string; title?: string | null; year?: number | null })[];
+  documents: (Record<string, unknown> & { work_id: string; title: string | null; year: number | null; label: string | null })[];
   computed: "stored" | "on_demand";
 }
 

@@ -54,7 +54,7 @@ function EvidenceList({ kind, graph, source, target }: { kind: string; graph: Ma
           <ol class="docs">
             {evidence.documents.map((d) => (
               <li key={d.work_id} data-testid="evidence-doc" data-id={d.work_id}>
-                <a href={openalex(d.work_id)} target="_blank" rel="noreferrer noopener">{d.title ? plain(d.title) : d.work_id}</a>
+                <a href={openalex(d.work_id)} target="_blank" rel="noreferrer noopener">{d.title ? plain(d.title) : d.label ? plain(String(d.label)) : d.work_id}</a>
                 {d.year ? ` (${d.year})` : ""}
               </li>
             ))}
@@ -178,7 +178,7 @@ export function Details({ kind, graph, clusters, selection, onSelect }: {
               {neighbours.map((n) => (
                 <tr key={n.id} data-testid="neighbour" data-id={n.id}>
                   <td><button type="button" class="linkish" onClick={() => onSelect({ type: "node", id: n.id })}>{n.label ? plain(n.label) : labelOf(graph, n.id)}</button></td>
-                  <td>{fmt(n.weight)}</td>
+                  <td>{fmt(n.weight)}{n.direction ? <span class="muted" title={n.direction === "out" ? "this work cites it" : "it cites this work"}> {n.direction === "out" ? "→" : "←"}</span> : null}</td>
                   <td><button type="button" class="small" aria-pressed={asked === n.id} data-testid="why-linked"
                               onClick={() => setAsked(asked === n.id ? null : n.id)}>why linked</button></td>
                 </tr>
