@@ -95,8 +95,8 @@ export function buildGraph(net: Network): { graph: MapGraph; placed: boolean } {
   for (const e of net.edges) maxWeight = Math.max(maxWeight, e.weight);
   graph.setAttribute("maxWeight", maxWeight);
   // the more edges, the fainter each: a dense network stays a picture of its nodes
-  const alpha = net.edges.length > 20000 ? 0.1 : net.edges.length > 3000 ? 0.22 : 0.5;
-  graph.setAttribute("edgeColour", `rgba(140,148,165,${alpha})`);
+  const alpha = net.edges.length > 20000 ? 0.25 : net.edges.length > 3000 ? 0.4 : 0.6;
+  graph.setAttribute("edgeColour", `rgba(110,118,135,${alpha})`);
   addEdges(graph, net.edges);
   return { graph, placed: unplaced === 0 };
 }
