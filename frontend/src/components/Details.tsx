@@ -1,7 +1,7 @@
 /** The details panel: a node's record (a work's metadata with DOI and OpenAlex links), its cluster,
  *  metrics and strongest neighbours; for an edge, or a neighbour asked about, the documents behind the
  *  link ("why linked"). */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiFailure, Evidence, Neighbour, WorkDetails, get, post } from "../api";
 import type { MapGraph } from "../graph";
 import { clusterColour, plain } from "../graph";
@@ -97,9 +97,13 @@ export function Details({ kind, graph, clusters, selection, onSelect }: {
   const [decided, setDecided] = useState<string | null>(null);
   const nodeId = selection?.type === "node" ? selection.id : null;
 
+  /** The work shown now: an answer for another one (clicked before) is dropped. */
+  const shown = useRef<string | null>(null);
+  shown.current = nodeId;
   const load = (id: string) => {
-    get<WorkDetails>(`api/works/${encodeURIComponent(id)}`).then((d) => { setDetails(d); setError(null); })
-      .catch((exc) => setError(exc instanceof ApiFailure ? exc.message : String(exc)));
+    get<WorkDetails>(`api/works/${encodeURIComponent(id)}`)
+      .then((d) => { if (shown.current === id) { setDetails(d); setError(null); } })
+      .catch((exc) => { if (shown.current === id) setError(exc instanceof ApiFailure ? exc.message : String(exc)); });
   };
   useEffect(() => {
     setDetails(null); setError(null); setAsked(null); setDecided(null);
@@ -145,6 +149,7 @@ export function Details({ kind, graph, clusters, selection, onSelect }: {
     <aside class="details" aria-label="Details" data-testid="details" data-id={id} data-on-map={attrs ? "true" : "false"}>
       <button type="button" class="close ghost" aria-label="Close details" onClick={() => onSelect(null)}>×</button>
       {details ? <WorkRecord details={details} /> : <h3 data-testid="details-title">{labelOf(graph, id)}</h3>}
+      {!details && !error && isWork(id) && <p class="muted" role="status">Loading the record…</p>}
       {error && <p class="error" role="alert">{error}</p>}
       {!attrs && <p class="notice" data-testid="not-on-map">Not on the {kind} map.</p>}
       {attrs && (
