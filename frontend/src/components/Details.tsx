@@ -39,8 +39,11 @@ function EvidenceList({ kind, graph, source, target }: { kind: string; graph: Ma
     // ask in the direction the graph holds the edge
     const [a, b] = graph?.hasNode(source) && graph.hasNode(target) && graph.edge(source, target) === undefined
       && graph.edge(target, source) !== undefined ? [target, source] : [source, target];
+    let current = true;
     get<Evidence>(`api/networks/${encodeURIComponent(kind)}/evidence`, { source: a, target: b })
-      .then(setEvidence).catch((exc) => setError(exc instanceof ApiFailure ? exc.message : String(exc)));
+      .then((d) => { if (current) setEvidence(d); })
+      .catch((exc) => { if (current) setError(exc instanceof ApiFailure ? exc.message : String(exc)); });
+    return () => { current = false; };
   }, [kind, source, target]);
   return (
     <section class="evidence" aria-label="Why linked" data-testid="evidence" data-count={evidence?.documents.length ?? ""}>
