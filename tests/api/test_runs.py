@@ -77,3 +77,14 @@ def test_a_run_request_that_names_another_workspace_is_refused(gui):
             response = client.post("/api/run", json=payload)
             assert response.status_code == 400 and body(response)["error"]["code"] == "USAGE_ERROR", payload
         assert body(client.get("/api/run"))["data"]["job"]["state"] == "idle"
+
+
+def test_a_failed_run_ends_failed_with_its_envelope_and_log(gui):
+    with gui.client() as client:
+        body(client.post("/api/run", json={"target": "report", "args": ["--no-such-snakemake-option"]}),
+             ok_status=202)
+        seen = list(events(client))
+    name, job = seen[-1]
+    assert name == "done" and job["state"] == "failed" and job["exit_code"] == job["result"]["exit_code"] != 0
+    check_envelope(job["result"])
+    assert job["result"]["ok"] is False and any("no-such-snakemake-option" in line for line in job["log"])

@@ -19,15 +19,27 @@ ROOT = Path(__file__).resolve().parents[2]
 PROFILES = ("default", "slurm")
 
 
-def test_init_and_run_from_a_built_wheel(tmp_path):
-    dist, site = tmp_path / "dist", tmp_path / "site"
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel of this checkout, built once for the module."""
+    dist = tmp_path_factory.mktemp("dist")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
                     "-w", str(dist), str(ROOT)], check=True, capture_output=True)
-    wheel = next(dist.glob("bib2graph-*.whl"))
-    with zipfile.ZipFile(wheel) as archive:
-        assert {f"bib2graph/profiles/{name}/config.yaml" for name in PROFILES} <= set(archive.namelist())
+    return next(dist.glob("bib2graph-*.whl"))
+
+
+@pytest.fixture(scope="module")
+def site(wheel, tmp_path_factory) -> Path:
+    """The wheel installed into a folder of its own (its dependencies come from this environment)."""
+    site = tmp_path_factory.mktemp("site")
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
                    check=True, capture_output=True)
+    return site
+
+
+def test_init_and_run_from_a_built_wheel(wheel, site, tmp_path):
+    with zipfile.ZipFile(wheel) as archive:
+        assert {f"bib2graph/profiles/{name}/config.yaml" for name in PROFILES} <= set(archive.namelist())
     env = {"PYTHONPATH": str(site)}
     where = subprocess.run([sys.executable, "-c", "import bib2graph.paths as p; print(p.snakefile()); "
                             "print(p.profiles_dir())"],
@@ -54,3 +66,34 @@ def test_init_and_run_from_a_built_wheel(tmp_path):
     assert graph.number_of_edges() > 0
     assert (ws / "results/export/citation/edges.csv").is_file()
     assert (ws / "results/report/index.html").is_file()
+
+
+def test_the_wheel_serves_the_gui_without_node(wheel, site, tmp_path):
+    """Acceptance 5: the GUI's files are in the wheel, its extra names FastAPI and uvicorn, and the
+    installed `b2g gui` serves index.html and the API with no Node on the PATH."""
+    from ..api.conftest import body, start_gui, stopped_cleanly
+
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+        index = archive.read("bib2graph/gui/static/index.html") if "bib2graph/gui/static/index.html" in names else None
+    assert "Provides-Extra: gui" in metadata
+    for package in ("fastapi", "uvicorn"):
+        assert any(line.startswith(f"Requires-Dist: {package}") and "extra == 'gui'" in line.replace('"', "'")
+                   for line in metadata.splitlines()), package
+    if (ROOT / "src/bib2graph/gui/static/index.html").is_file():
+        assert index == (ROOT / "src/bib2graph/gui/static/index.html").read_bytes()
+
+    env = {"PYTHONPATH": str(site), "PATH": str(Path(sys.executable).parent)}    # no node, npm or npx
+    ws = tmp_path / "review"
+    assert b2g("init", str(ws), "--json", env=env).returncode == 0
+    server = start_gui(ws, tmp_path / "gui.log", env=env)
+    try:
+        with server.client() as client:
+            page = client.get("/")
+            status = body(client.get("/api/status"))
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        assert page.content == index if index is not None else "GUI assets are missing" in page.text
+        assert status["ok"] and status["data"]["workspace"]["root"] == str(ws)
+    finally:
+        stopped_cleanly(server)

@@ -28,6 +28,7 @@ from ..service.workspace import Workspace
 from .guard import Guard, route_namer
 from .respond import envelope_response, respond
 from .static import STATIC, page
+from .statuses import table
 
 DECISION_WAIT = 10.0     # seconds a decision waits for another writer's lock (the CLI's --wait)
 KEEPALIVE = 15.0         # seconds between keep-alive comments on an idle event stream
@@ -54,9 +55,9 @@ def create_app(workspace: Workspace, token: str, port: int | None = None, *, job
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
         yield
-        await anyio.to_thread.run_sync(jobs.close, 60.0)
+        await anyio.to_thread.run_sync(jobs.close)
 
-    app = FastAPI(title="bib2graph local API", version="1", lifespan=lifespan,
+    app = FastAPI(title="bib2graph local API", version="1", lifespan=lifespan, description=_description(),
                   openapi_url="/api/openapi.json", docs_url=None, redoc_url=None)
     app.state.jobs = jobs
     _errors(app)
@@ -67,6 +68,15 @@ def create_app(workspace: Workspace, token: str, port: int | None = None, *, job
     hosts = None if port is None else {f"127.0.0.1:{port}", f"localhost:{port}"}
     app.add_middleware(Guard, token=token, hosts=hosts, command_of=route_namer(app.router.routes))
     return app
+
+
+def _description() -> str:
+    """The API's contract in words, with the status table, for the OpenAPI document."""
+    rows = "\n".join(f"| {'exit ' + str(r['exit']) if 'exit' in r else r['code']} | {r['http']} |" for r in table())
+    return ("Every JSON body is the b2g envelope, schema \"1\" (docs/contract.md); `data` validates against "
+            "docs/contract/<command>.schema.json. Send the token as `Authorization: Bearer TOKEN`, `?token=` "
+            "or the `b2g_token` cookie. HTTP status of an envelope (a code's own row first, else its exit "
+            "code's; 202 for a run started):\n\n| exit or code | HTTP |\n| --- | --- |\n" + rows)
 
 
 def _errors(app: FastAPI) -> None:

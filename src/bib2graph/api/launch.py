@@ -18,7 +18,6 @@ from ..service.jobs import RunJobs
 from ..service.workspace import Workspace
 
 HOST = "127.0.0.1"
-SHUTDOWN_WAIT = 60.0   # seconds a cancelled run gets to stop before the server exits anyway
 
 
 def require_extra() -> None:
@@ -64,7 +63,7 @@ def serve(ws: Workspace, port: int, ready: Callable[[dict[str, Any]], None]) -> 
     app = create_app(ws, token, port, jobs=jobs)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=3)
-    server = GracefulServer(config, on_exit=lambda: jobs.close(SHUTDOWN_WAIT))
+    server = GracefulServer(config, on_exit=jobs.close)
     try:
         ready({"workspace": ws.describe(), "url": f"http://{HOST}:{port}/?token={token}", "port": port,
                "pid": os.getpid()})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from typing import Callable
@@ -324,6 +325,8 @@ def gui(port: int, no_browser: bool, json_flag: bool, workspace: str | None) -> 
     def ready(data: dict) -> None:
         emit(success("gui", data, ws.warnings()))
         serving.append(True)
+        if click.get_current_context().find_root().obj.get("json", False):
+            os.dup2(sys.stderr.fileno(), sys.stdout.fileno())   # the envelope stays stdout's one line
         if not no_browser:
             import webbrowser
 

@@ -27,6 +27,7 @@ from .run import PHASES
 from .workspace import Workspace
 
 LOG_LINES = 200
+STOP_WAIT = 60.0    # seconds a cancelled run gets to stop when its adapter shuts down
 TERMINAL = ("succeeded", "failed", "cancelled")
 _STEPS = re.compile(r"(\d+) of (\d+) steps \(\d+%\) done")
 _TOTAL = re.compile(r"^total\s+(\d+)\s*$")          # the last row of Snakemake's "Job stats" table
@@ -62,6 +63,7 @@ class RunJobs:
         self._proc: subprocess.Popen | None = None
         self._cancelled = False
         self._job: dict[str, Any] = _idle()
+        self._log: deque[str] = deque(maxlen=LOG_LINES)
         self._count = 0
 
     # -- reading ------------------------------------------------------------------------------------
@@ -111,7 +113,7 @@ class RunJobs:
                 self._proc.send_signal(signal.SIGTERM)
             return _copy(self._job)
 
-    def close(self, timeout: float | None = None) -> None:
+    def close(self, timeout: float | None = STOP_WAIT) -> None:
         """Shut down: no new job; cancel the running one and wait for it to end (at most `timeout` s)."""
         with self._cond:
             self._closed = True
