@@ -99,7 +99,12 @@ def place_labels(fig, ax, nodes: pd.DataFrame) -> int:
     """Label the strongest nodes, greedily: each label takes the first of four places around its node
     (above, below, right, left) whose box, with a margin, overlaps no label placed before it and stays
     inside the axes; a label with no such place is left out. Returns the number placed."""
-    renderer = fig.canvas.get_renderer()
+    import io
+
+    from matplotlib.backends.backend_svg import RendererSVG
+
+    width, height = fig.get_size_inches() * 72
+    renderer = RendererSVG(width, height, io.StringIO())   # text measured as the SVG will lay it out
     ax.apply_aspect()                      # the axes' final box, so data → display is what is drawn
     frame = ax.get_window_extent(renderer)
     ranked = nodes.sort_values(["strength", "occurrences", "node_id"], ascending=[False, False, True],

@@ -15,7 +15,8 @@ from .helpers import b2g, ran_jobs
 
 pytestmark = pytest.mark.integration
 SAMPLE = ["results/seed/manifest.json", "results/chain/pool/terms.parquet", "results/corpus/prisma.json",
-          "results/networks/coupling/nodes.parquet", "results/export/citation/edges.csv",
+          "results/networks/coupling/nodes.parquet", "results/layouts/keywords/layout.parquet",
+          "results/export/citation/edges.csv",
           "results/report/index.html", "config/curation.tsv"]
 
 

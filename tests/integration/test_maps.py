@@ -113,8 +113,8 @@ def test_editing_the_layout_section_reruns_only_layouts_exports_and_the_report(d
     path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     pending = set(call(["status"], demo)["data"]["pending_jobs"])
     assert pending == {f"{rule}:{kind}" for rule in ("layout", "export") for kind in KINDS} | {"report"}
-    spec["networks"] = {"keywords": spec["networks"]["keywords"]}   # dropping networks re-runs only the
-    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")   # report: a cheaper run
+    spec["networks"] = {"keywords": spec["networks"]["keywords"]}   # fewer networks: only the report
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")   # re-runs for that, sooner
     before = (demo / "results/layouts/keywords/layout.parquet").read_bytes()
     run = b2g("run", "--cores", "2", "--workspace", str(demo))
     assert run.returncode == 0, run.stderr[-2000:]

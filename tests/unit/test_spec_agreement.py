@@ -13,6 +13,7 @@ import json
 import os
 import string
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,7 +23,9 @@ from bib2graph.chain import chain
 from bib2graph.corpus import build_corpus
 from bib2graph.errors import B2GError, SpecError
 from bib2graph.export import write_csv, write_gexf, write_graphml, write_pajek, write_vosviewer
+from bib2graph.export.graphml import write_graphml_with_positions
 from bib2graph.networks import build
+from bib2graph.networks.layout import layout
 from bib2graph.tables import CANDIDATES, SEEDS, conform
 
 from ..conftest import DEMO_LABELS, included_ids
@@ -137,17 +140,24 @@ def test_a_spec_the_checks_accept_runs_in_every_job(drawn, demo_universe, seeds,
     for kind in spec["networks"]:
         params = json.loads(registry.params(spec, "network", kind))
         net = build(kind, corpus, params["network"], params["communities"])
+        drawn_layout = json.loads(registry.params(spec, "layout", kind))["layout"]
+        ids = pd.Index(net.nodes["node_id"])
+        xy = layout(len(ids), ids.get_indexer(net.edges["source"]), ids.get_indexer(net.edges["target"]),
+                    net.edges["weight"].to_numpy(), net.nodes["cluster"].to_numpy(dtype="int64"),
+                    algorithm=drawn_layout["algorithm"], seed=drawn_layout["seed"],
+                    iterations=min(drawn_layout["iterations"], 20))   # more steps cost time, not coverage
         formats = spec["export"]["formats"]
         if "graphml" in formats:
             write_graphml(net, corpus, out / "n.graphml")
+            write_graphml_with_positions(out / "n.graphml", out / "xy.graphml", xy)
         if "gexf" in formats:
-            write_gexf(net, corpus, out / "n.gexf")
+            write_gexf(net, corpus, out / "n.gexf", xy)
         if "csv" in formats:
             write_csv(net, out / "nodes.csv", out / "edges.csv")
         if "pajek" in formats:
             write_pajek(net, out / "n.net")
         if "vosviewer" in formats:
-            write_vosviewer(net, out / "m.txt", out / "n.txt", out / "v.json")
+            write_vosviewer(net, out / "m.txt", out / "n.txt", out / "v.json", xy)
 
 
 @pytest.mark.parametrize("edit,place", [

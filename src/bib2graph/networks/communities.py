@@ -15,11 +15,12 @@ import random
 from contextlib import contextmanager
 from typing import Iterator
 
-import igraph as ig
-import leidenalg as la
 import numpy as np
 
+from ._igraph import ig
 from .graph import igraph_from_codes
+
+import leidenalg as la  # noqa: E402  after ._igraph, which imports igraph without its plotting backends
 
 #: Leiden iterates until an iteration leaves the partition unchanged, but at most this many times: graphs
 #: without community structure otherwise take dozens of iterations for gains in the fourth decimal.

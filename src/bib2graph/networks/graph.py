@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-import igraph as ig
+from ._igraph import ig
 import numpy as np
 
 

@@ -97,7 +97,7 @@ def _simple_edges(n: int, source, target, weight) -> tuple[np.ndarray, np.ndarra
 
 def _components(n: int, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, int]:
     """Connected-component label of each node (labels in order of first node) and their number."""
-    import igraph as ig
+    from ._igraph import ig
 
     membership = np.asarray(ig.Graph(n=n, edges=np.column_stack([i, j])).connected_components().membership)
     return membership.astype(np.int64), int(membership.max()) + 1
@@ -110,7 +110,7 @@ def _component_layout(size: int, i, j, w, clusters, rng: np.random.Generator, se
         return np.zeros((1, 2))
     if size == 2:
         return np.array([[-0.5, 0.0], [0.5, 0.0]])
-    import igraph as ig
+    from ._igraph import ig
 
     start = _initial(size, i, j, w, clusters, rng, seed)
     w = np.where(clusters[i] != clusters[j], w * _BETWEEN, w)
@@ -138,7 +138,7 @@ def _initial(size: int, i, j, w, clusters, rng: np.random.Generator, seed: int) 
 
 def _cluster_places(k: int, ci, cj, w, members: np.ndarray, seed: int) -> np.ndarray:
     """A layout of the cluster graph scaled so that clusters sit about sqrt(total) apart."""
-    import igraph as ig
+    from ._igraph import ig
 
     between = ci != cj
     a, b = np.minimum(ci, cj)[between], np.maximum(ci, cj)[between]
@@ -162,12 +162,12 @@ class _igraph_random:
         self.seed = seed
 
     def __enter__(self):
-        import igraph as ig
+        from ._igraph import ig
 
         ig.set_random_number_generator(random.Random(self.seed))
 
     def __exit__(self, *exc):
-        import igraph as ig
+        from ._igraph import ig
 
         ig.set_random_number_generator(random)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import warnings
 
-import igraph as ig
+from ._igraph import ig
 import numpy as np
 import pandas as pd
 
