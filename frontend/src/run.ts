@@ -82,7 +82,8 @@ export function useRun(onFinished: () => void): RunState {
   const start = useCallback(async (target: string) => {
     setError(null);
     try {
-      const data = await post<{ job: RunJob }>("api/run", { target, args: [] });
+      // the whole review is the run without a target
+      const data = await post<{ job: RunJob }>("api/run", { target: target === "all" ? null : target, args: [] });
       setJob(data.job);
       watch();
     } catch (exc) {

@@ -14,7 +14,7 @@ function phaseOf(rule: string): string {
   if (rule.startsWith("export")) return "exports";
   if (rule.startsWith("report")) return "report";
   if (["network", "networks", "layout", "evidence", "metrics"].some((r) => rule.startsWith(r))) return "networks";
-  return PHASE_ORDER.includes(rule) ? rule : rule;
+  return rule;
 }
 
 export function Overview({ status, run, refresh }: { status: Status | null; run: RunState; refresh: () => Promise<void> }) {
