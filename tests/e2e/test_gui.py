@@ -21,6 +21,9 @@ from .browser import CHROMIUM_ARGS, chromium_path, gui_server
 ROOT = Path(__file__).resolve().parents[2]
 KIND = "coupling"          # the network of the corpus works: a rejected work leaves it
 RUN_TIMEOUT = 180_000      # ms: the run redoes the corpus and one network on a loaded machine
+# ms a state may take to show: the status runs Snakemake's planner, seconds on a busy machine (a wait
+# ends as soon as the state shows; only a failure waits this long)
+STATE_TIMEOUT = 60_000
 REASON = "off topic (e2e)"
 
 pytestmark = pytest.mark.integration
@@ -57,6 +60,8 @@ def test_search_explain_reject_run(demo, tmp_path):
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.set_default_timeout(STATE_TIMEOUT)
+            expect.set_options(timeout=STATE_TIMEOUT)
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto(url)
