@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test fuzz bench clean
+.PHONY: demo test fuzz bench gui chromium clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,13 +22,26 @@ demo: $(STAMP)
 	@echo "  exports         results/export/<kind>/ (GraphML, GEXF, CSV, Pajek, VOSviewer)"
 	@echo "  report          results/report/index.html"
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest -q -n auto --dist worksteal
+
+# The browser tests (tests/e2e) drive Debian's Chromium: installed here when missing (Playwright's own
+# browser download is not used). apt-get update runs only when the package index does not know it yet.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium || { $$SUDO apt-get update && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; }
 
 # Generated inputs for the file readers, outside `make test`; B2G_FUZZ_EXAMPLES per harness (default 10000).
 fuzz: $(STAMP)
 	$(BIN)/python -m pytest fuzz -q -p no:cacheprovider -n auto
 	B2G_SPEC_EXAMPLES=300 $(BIN)/python -m pytest tests/unit/test_spec_agreement.py -q -p no:cacheprovider
+
+# The GUI's single-page app, rebuilt from frontend/ into src/bib2graph/gui/static/ (committed: the wheel
+# ships it, so `b2g gui` needs no Node). Needs Node >= 20.19; not part of `make test`.
+gui:
+	cd frontend && npm ci && npm run build
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
