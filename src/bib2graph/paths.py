@@ -11,6 +11,8 @@ _PACKAGE = Path(__file__).resolve().parent
 SPEC_FILE = "config/research.yaml"
 CURATION_FILE = "config/curation.tsv"
 RESULTS = "results"
+ERROR_DIR = Path("results/logs")          # a failed job's error envelope: <job>.error.json
+PREFLIGHT_CACHE = Path(".snakemake/b2g/preflight.json")
 
 
 @lru_cache(maxsize=1)

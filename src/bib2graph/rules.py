@@ -16,10 +16,8 @@ from typing import Any
 from . import phases
 from .atomic import write_json
 from .errors import INTERNAL_EXIT, B2GError
+from .paths import ERROR_DIR
 from .service.envelope import as_error
-
-
-ERROR_DIR = Path("results/logs")
 
 
 def error_file(job_name: str) -> Path:

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import checks, curation, monitor, registry, spec as spec_mod
+from .. import __version__, checks, curation, monitor, registry, spec as spec_mod
+from ..atomic import sha256_file, write_json
 from ..errors import DataError
-from ..paths import SPEC_FILE
-from ..skips import Skips
+from ..paths import PREFLIGHT_CACHE, SPEC_FILE
+from ..skips import Skips, warnings_from_rows
 from .workspace import Workspace
 
 
@@ -105,8 +106,34 @@ def read_input(item: ExternalInput, skips: Skips) -> None:
 
 
 def read_inputs(ws: Workspace, spec: dict[str, Any]) -> list[str]:
-    """Read every external input; return the warnings of the records the readers would skip."""
-    skips = Skips(strict=bool(spec["strict"]))
+    """Read every external input; return the warnings of the records the readers would skip.
+
+    A file read before with the same bytes, role, name and `strict` is not read again: its skips come
+    from `.snakemake/b2g/preflight.json` (readers are deterministic), so a run over a large source file
+    costs a hash, not a parse. Only files that read without error are remembered.
+    """
+    strict = bool(spec["strict"])
+    cache_path = ws.path(str(PREFLIGHT_CACHE))
+    known = _read_cache(cache_path)
+    seen: dict[str, list[dict[str, str]]] = {}
     for item in external_inputs(ws, spec):
-        read_input(item, skips)
-    return skips.warnings()
+        key = "|".join((__version__, item.role, item.name, str(strict), sha256_file(item.path)))
+        if key not in known:
+            skips = Skips(strict=strict)
+            read_input(item, skips)
+            known[key] = skips.as_rows()
+        seen[key] = known[key]
+    if seen != _read_cache(cache_path):
+        try:
+            write_json(cache_path, seen)
+        except OSError:   # a cache: a read-only workspace only reads again next time
+            pass
+    return warnings_from_rows([row for rows in seen.values() for row in rows])
+
+
+def _read_cache(path: Path) -> dict[str, list[dict[str, str]]]:
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}

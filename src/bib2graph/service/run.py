@@ -32,8 +32,7 @@ from typing import Iterator
 
 from .. import curation, registry
 from ..errors import B2GError, DataError, RunInterrupted, UsageError, WorkspaceLockedError
-from ..paths import CURATION_FILE, snakefile
-from ..rules import ERROR_DIR
+from ..paths import CURATION_FILE, ERROR_DIR, snakefile
 from .artifacts import artifact_warnings
 from .dag import RERUN_TRIGGERS, drifted
 from .preflight import check_present, check_spec, read_inputs
