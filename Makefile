@@ -1,6 +1,8 @@
 # bib2graph: `make demo` runs the pipeline on the bundled corpus; `make test` runs the whole suite;
 # `make bench` runs the benchmarks at small sizes (`.venv/bin/python benchmarks/run_all.py --full` for large ones).
 PYTHON ?= python3
+# The venv and Chromium install side by side: `make test` on a fresh machine waits for the slower one only.
+MAKEFLAGS += -j2
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
