@@ -81,7 +81,7 @@ def _figure(nodes: pd.DataFrame, edges: pd.DataFrame, colours: list[str]):
         lines = PathPatch(Path(ends.reshape(-1, 2), codes), fill=False, edgecolor="#999999", linewidth=0.4,
                           alpha=0.35, zorder=1)
         lines.set_gid("edges")
-        ax.add_patch(lines)
+        ax.add_artist(lines)   # limits are fixed: no need to measure 1,500 segments for them
     sizes, colours = _sizes(nodes), np.asarray(colours)
     for level, size in enumerate(np.unique(sizes)):   # one marker per size, placed many times
         at_size = sizes == size
