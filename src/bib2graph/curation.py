@@ -167,12 +167,33 @@ def record(path: str | Path, new: Iterable[Decision], *, wait: float = 0) -> dic
     if len(new) > MAX_IDS_PER_CALL:
         raise DataError(f"{len(new)} IDs in one call; at most {MAX_IDS_PER_CALL}", code="TOO_MANY_IDS")
     new = [_checked(d) for d in new]
+
+    def add(decisions: dict[str, Decision]) -> None:
+        for decision in new:
+            decisions[decision.work_id] = decision
+    return _update(path, add, wait)
+
+
+def withdraw(path: str | Path, work_ids: Iterable[str], *, wait: float = 0) -> dict[str, Decision]:
+    """Remove the decisions of `work_ids` under the file lock (the works are pending again); return the
+    file's decisions after the write. IDs without a decision are left alone."""
+    path, work_ids = Path(path), list(work_ids)
+    if len(work_ids) > MAX_IDS_PER_CALL:
+        raise DataError(f"{len(work_ids)} IDs in one call; at most {MAX_IDS_PER_CALL}", code="TOO_MANY_IDS")
+
+    def remove(decisions: dict[str, Decision]) -> None:
+        for work_id in work_ids:
+            decisions.pop(work_id, None)
+    return _update(path, remove, wait)
+
+
+def _update(path: Path, change, wait: float) -> dict[str, Decision]:
+    """Read, change and rewrite the file under its lock: one writer at a time, no decision lost."""
     lock = lock_for(path)
     try:
         with lock.acquire(timeout=wait):
             decisions = read(path)
-            for decision in new:
-                decisions[decision.work_id] = decision
+            change(decisions)
             write_text(path, render(decisions))
             return decisions
     except Timeout:

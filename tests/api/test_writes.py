@@ -35,6 +35,18 @@ def test_a_decision_lands_in_curation_as_the_clis_and_makes_the_corpus_stale(gui
     assert after["phases"]["corpus"] == "stale" and after["up_to_date"] is False
     assert after["counts"]["rejected"] == before["counts"]["rejected"] + 2
 
+    with gui.client() as client:                  # the screening view's undo: the decision is withdrawn
+        undone = body(client.delete(f"/api/decisions/{ids[0]}"))
+        again = body(client.delete(f"/api/decisions/{ids[0]}"))
+        back = body(client.get("/api/status"))["data"]
+    cli_undo = b2g("withdraw", ids[0], "--json", "--workspace", str(twin)).envelope
+    assert undone["command"] == "withdraw" and undone["data"]["withdrawn"] == [ids[0]]
+    assert again["data"]["withdrawn"] == [] and again["data"]["ids"] == [ids[0]]
+    assert {**undone["data"], "workspace": None} == {**cli_undo["data"], "workspace": None}
+    assert rows(gui.root) == rows(twin) and ids[0] not in {r[0] for r in rows(gui.root)}
+    assert back["counts"]["rejected"] == after["counts"]["rejected"] - 1
+    assert back["counts"]["pending"] == after["counts"]["pending"] + 1
+
 
 def test_bad_decisions_record_nothing(gui):
     before = (gui.root / "config/curation.tsv").read_bytes()

@@ -1,7 +1,7 @@
 """The GUI end to end (issue 10, acceptance 1): the real `b2g gui` on a copy of the built demo, driven in
 headless Chromium. Search a work and open its details, ask why it is linked to a neighbour, reject it
-from the screening view with a reason (and undo back to it), run the pipeline from the overview, and
-see the corpus shrink and the work leave the map. Every wait is on the page's state (Playwright's auto-waiting `expect`),
+from the screening view with a reason (undo withdraws it, then reject again), run the pipeline from the
+overview, and see the corpus shrink and the work leave the map. Every wait is on the page's state (Playwright's auto-waiting `expect`),
 never a sleep. A screenshot of the map is kept in the test's folder and in .artifacts/gui-map.png."""
 
 from __future__ import annotations
@@ -108,11 +108,18 @@ def test_search_explain_reject_run(demo, tmp_path):
             page.get_by_test_id("reason-confirm").click()
             expect(page.get_by_test_id("screening-notice")).to_contain_text(f"rejected {work['work_id']}")
             expect(candidate).not_to_have_attribute("data-id", work["work_id"])
-            # undo (U) brings it back, saying what is recorded; skipping it (S) keeps the decision
+            # undo (U) brings it back and withdraws the decision: pending again, no row in curation.tsv
+            pending = int(page.get_by_test_id("pending-count").inner_text())
             page.keyboard.press("u")
             expect(candidate).to_have_attribute("data-id", work["work_id"])
-            expect(page.get_by_test_id("recorded")).to_contain_text("rejected")
-            page.keyboard.press("s")
+            expect(page.get_by_test_id("screening-notice")).to_contain_text("withdrawn")
+            expect(page.get_by_test_id("pending-count")).to_have_text(str(pending + 1))
+            decisions = (demo / "config/curation.tsv").read_text(encoding="utf-8")
+            assert not re.search(rf"^{work['work_id']}\t", decisions, re.M), decisions
+            page.keyboard.press("r")                                  # and reject it for good
+            page.get_by_test_id("reason-input").fill(REASON)
+            page.get_by_test_id("reason-confirm").click()
+            expect(page.get_by_test_id("pending-count")).to_have_text(str(pending))
             expect(candidate).not_to_have_attribute("data-id", work["work_id"])
             decisions = (demo / "config/curation.tsv").read_text(encoding="utf-8")
             assert re.search(rf"^{work['work_id']}\treject\t{re.escape(REASON)}\t", decisions, re.M), decisions

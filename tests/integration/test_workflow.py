@@ -164,6 +164,24 @@ def test_unknown_id_records_nothing(demo):
     assert curation.read_bytes() == before
 
 
+def test_withdraw_makes_a_decided_work_pending_again_by_id_or_doi(demo):
+    curation = demo / "config/curation.tsv"
+    original = curation.read_bytes()
+    pool = read_table(demo / "results/chain/pool/works.parquet", BUNDLE_TABLES["works"])
+    work = pool.dropna(subset=["doi"]).sort_values("work_id").iloc[0]
+    assert b2g("reject", work.work_id, "--reason", "off-topic", "--workspace", str(demo)).returncode == 0
+    assert curation.read_bytes() != original
+    call = b2g("withdraw", f"https://doi.org/{work.doi.upper()}", "--json", "--workspace", str(demo))
+    assert call.returncode == 0, call.stdout
+    assert call.envelope["data"]["withdrawn"] == [work.work_id] == call.envelope["data"]["ids"]
+    assert curation.read_bytes() == original                     # as if never decided
+    again = b2g("withdraw", work.work_id, "--json", "--workspace", str(demo))
+    assert again.returncode == 0 and again.envelope["data"]["withdrawn"] == []
+    unknown = b2g("withdraw", "10.9999/not-in-the-pool", "--json", "--workspace", str(demo))
+    assert unknown.returncode == 2 and unknown.envelope["error"]["code"] == "UNKNOWN_ID"
+    assert curation.read_bytes() == original
+
+
 @pytest.mark.parametrize("edit,key,place", [
     (lambda s: s["networks"]["coupling"].update(min_wieght=2), "min_wieght", "networks.coupling.min_wieght"),
     (lambda s: s["chain"].update(depth="two"), "depth", "chain.depth"),

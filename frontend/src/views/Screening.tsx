@@ -1,11 +1,10 @@
 /** Screening: the pending candidates one at a time (title, abstract, venue, why it is here), decided
  *  with the keyboard: A accept, R reject (a reason is asked), S skip, U undo.
  *
- *  Undo goes back to the last work seen. The API records decisions but offers no way to remove one
- *  (config/curation.tsv keeps one row per work and the last decision wins), so an undone decision
- *  stays recorded, and says so, until a new decision for that work replaces it. */
+ *  Undo goes back to the last work seen and withdraws the decision made on it (DELETE
+ *  /api/decisions/{id}, as `b2g withdraw`): the work is pending again, as if never decided. */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiFailure, QueueWork, get, post } from "../api";
+import { ApiFailure, QueueWork, del, get, post } from "../api";
 import { ReasonDialog } from "../components/ReasonDialog";
 import { plain } from "../graph";
 
@@ -20,7 +19,7 @@ export function Screening({ onDecided }: { onDecided: () => void }) {
   /** The position in the queue: works before it were decided or skipped in this session. */
   const [index, setIndex] = useState(0);
   const [history, setHistory] = useState<Step[]>([]);
-  /** What this session recorded per work: shown when an undo brings a decided work back. */
+  /** What this session recorded per work (an undo withdraws it). */
   const [recorded, setRecorded] = useState<Record<string, Step>>({});
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -58,15 +57,30 @@ export function Screening({ onDecided }: { onDecided: () => void }) {
     setIndex((i) => i + 1);
   }, [current, busy, recorded, onDecided]);
 
-  /** Back to the last work seen; a decision stays recorded until a new one replaces it. */
-  const undo = useCallback(() => {
+  /** Back to the last work seen, withdrawing the decision made on it: the work is pending again. */
+  const undo = useCallback(async () => {
     const last = history[history.length - 1];
-    if (!last) return;
+    if (!last || busy) return;
+    setError(null);
+    const id = last.work.work_id;
+    if (last.action !== "skip" && recorded[id]) {
+      setBusy(true);
+      try {
+        await del(`api/decisions/${encodeURIComponent(id)}`);
+      } catch (exc) {
+        setError(exc instanceof ApiFailure ? exc.message : String(exc));
+        setBusy(false);
+        return;
+      }
+      setBusy(false);
+      setRecorded((r) => { const rest = { ...r }; delete rest[id]; return rest; });
+      setPending((p) => (p === null ? p : p + 1));
+      onDecided();
+    }
     setHistory((h) => h.slice(0, -1));
     setIndex((i) => Math.max(0, i - 1));
-    setNotice(last.action === "skip" ? `back to ${last.work.work_id}`
-      : `${last.work.work_id} is back: it stays ${last.action}ed until you decide again`);
-  }, [history]);
+    setNotice(last.action === "skip" ? `back to ${id}` : `${id}: ${last.action} withdrawn, pending again`);
+  }, [history, busy, recorded, onDecided]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -77,7 +91,7 @@ export function Screening({ onDecided }: { onDecided: () => void }) {
       if (key === "a") { e.preventDefault(); void decide("accept"); }
       else if (key === "r") { e.preventDefault(); if (current) setAsking(true); }
       else if (key === "s") { e.preventDefault(); void decide("skip"); }
-      else if (key === "u") { e.preventDefault(); undo(); }
+      else if (key === "u") { e.preventDefault(); void undo(); }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
@@ -111,7 +125,7 @@ export function Screening({ onDecided }: { onDecided: () => void }) {
             <button type="button" onClick={() => decide("accept")} disabled={busy} data-testid="accept"><kbd>A</kbd> Accept</button>
             <button type="button" onClick={() => setAsking(true)} disabled={busy} data-testid="reject"><kbd>R</kbd> Reject…</button>
             <button type="button" onClick={() => decide("skip")} disabled={busy} data-testid="skip"><kbd>S</kbd> Skip</button>
-            <button type="button" class="ghost" onClick={undo} disabled={!history.length} data-testid="undo"><kbd>U</kbd> Undo</button>
+            <button type="button" class="ghost" onClick={() => void undo()} disabled={busy || !history.length} data-testid="undo"><kbd>U</kbd> Undo</button>
           </div>
         </article>
       )}

@@ -173,6 +173,13 @@ def _writes(app: FastAPI, ws: Workspace, jobs: RunJobs) -> None:
         return respond(body.decision, lambda: record(ws, body.decision, body.ids, body.reason,
                                                      audit.who(body.by), audit.now(), wait=DECISION_WAIT))
 
+    @app.delete("/api/decisions/{work_id}", name="withdraw")
+    def withdraw(work_id: str) -> Response:
+        """Remove a work's recorded decision: it is pending again (screening's undo), as `b2g withdraw`."""
+        from ..service.curate import withdraw as withdraw_decisions
+
+        return respond("withdraw", lambda: withdraw_decisions(ws, [work_id], wait=DECISION_WAIT))
+
 
 def _job_result(ws: Workspace, job: dict) -> Result:
     return Result(data={"workspace": ws.describe(), "job": job})

@@ -368,6 +368,18 @@ cli.command("reject", help="Exclude works (IDs or DOIs) from the corpus, saying 
     _decision_command("reject"))
 
 
+@cli.command()
+@click.argument("ids", nargs=-1, required=True)
+@click.option("--wait", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              help="Seconds to wait for another writer's lock before giving up (exit 5).")
+@common
+def withdraw(ids: tuple[str, ...], wait: float, json_flag: bool, workspace: str | None) -> int:
+    """Remove the recorded decisions of works (IDs or DOIs): they are pending again, as if never decided."""
+    from ..service.curate import withdraw as withdraw_decisions
+
+    return execute("withdraw", lambda: withdraw_decisions(resolve(workspace), list(ids), wait=wait))
+
+
 def _param(param: click.Parameter) -> dict:
     kind = param.type
     out = {"name": param.name, "kind": "argument" if isinstance(param, click.Argument) else "option",

@@ -366,7 +366,16 @@ def _prisma(console: Console, data: dict[str, Any]) -> None:
     console.print(_pairs(rows))
 
 
+def _withdraw(console: Console, data: dict[str, Any]) -> None:
+    gone = data["withdrawn"]
+    console.print(f"withdrew {len(gone)} decision(s){': ' + _text(', '.join(gone)) if gone else ''}; "
+                  f"{len(data['ids']) - len(gone)} had none")
+    totals = data["decisions"]
+    console.print(f"curation file: {totals['accept']} accepted, {totals['reject']} rejected; next: {_text(data['next'])}")
+
+
 RENDERERS: dict[str, Callable[[Console, dict[str, Any]], None]] = {
+    "withdraw": _withdraw,
     "status": _status, "accept": _decision, "reject": _decision, "run": _run, "init": _init, "plan": _plan,
     "gui": _gui,
     "inspect": _inspect, "schema": _schema, "validate": _validate, "monitor": _monitor,

@@ -80,3 +80,22 @@ def decide(ws: Workspace, decision: str, raw_ids: list[str], reason: str, who: s
                                       "reject": sum(d.decision == "reject" for d in after.values())},
                         "next": "b2g run"},
                   warnings=ws.warnings() + warnings)
+
+
+def withdraw(ws: Workspace, raw_ids: list[str], wait: float = 0) -> Result:
+    """Remove recorded decisions: the works are pending again, as if never decided (screening's undo).
+    A work ID without a decision is no error (withdrawing twice is the same as once)."""
+    if not raw_ids:
+        raise UsageError("name at least one work ID (OpenAlex W… or a DOI)")
+    path = ws.path(CURATION_FILE)
+    before = curation.read(path)
+    direct = [curation.work_id_of(raw) for raw in raw_ids]
+    by_doi, warnings = resolve_ids(ws, [r for r, w in zip(raw_ids, direct) if w is None]) \
+        if None in direct else ([], [])
+    ids = sorted({w for w in direct if w is not None} | set(by_doi))
+    after = curation.withdraw(path, ids, wait=wait)
+    return Result(data={"workspace": ws.describe(), "ids": ids, "withdrawn": [i for i in ids if i in before],
+                        "decisions": {"accept": sum(d.decision == "accept" for d in after.values()),
+                                      "reject": sum(d.decision == "reject" for d in after.values())},
+                        "next": "b2g run"},
+                  warnings=ws.warnings() + warnings)
