@@ -88,3 +88,28 @@ def test_a_failed_run_ends_failed_with_its_envelope_and_log(gui):
     assert name == "done" and job["state"] == "failed" and job["exit_code"] == job["result"]["exit_code"] != 0
     check_envelope(job["result"])
     assert job["result"]["ok"] is False and any("no-such-snakemake-option" in line for line in job["log"])
+
+
+def test_a_run_starts_in_the_workspace_whatever_folder_the_server_is_in(demo, tmp_path):
+    """`status` moves the server process into a shadow folder that it then deletes; a run started at
+    that moment must not inherit it (the child would fail before Snakemake, with an empty log)."""
+    import os
+
+    from bib2graph.service.jobs import RunJobs
+    from bib2graph.service.workspace import resolve
+
+    jobs = RunJobs(resolve(str(demo)))
+    gone = tmp_path / "shadow"
+    gone.mkdir()
+    previous = os.getcwd()
+    os.chdir(gone)
+    try:
+        gone.rmdir()                                       # the server's folder no longer exists
+        jobs.start("corpus")
+    finally:
+        os.chdir(previous)
+    job, version, _ = jobs.wait_change(0, timeout=0)
+    while job["state"] == "running":
+        job, version, _ = jobs.wait_change(version, timeout=120)
+    assert job["state"] == "succeeded", (job["result"], job["log"][-20:])
+    check_envelope(job["result"])

@@ -6,6 +6,10 @@ while one runs is `RUN_IN_PROGRESS`. The child is the CLI itself, so a job does 
 SIGTERM to it, which `b2g run` turns into a graceful stop and an `INTERRUPTED` envelope. Progress is
 read off Snakemake's stderr ("N of M steps (P%) done"); the last lines are kept as the job's log.
 
+The child starts in the workspace, never in the adapter's current folder: Snakemake's planner (`status`)
+moves the whole process into a temporary shadow folder while it runs, and a child born there would start
+in a folder that is gone a moment later.
+
 Every change bumps a version under one condition variable, so readers wait for the next change
 (`wait_change`) instead of polling. Nothing here knows HTTP.
 """
@@ -92,7 +96,7 @@ class RunJobs:
             env = {k: v for k, v in os.environ.items() if k not in ("B2G_JSON", "B2G_WORKSPACE")}
             self._proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                           stdin=subprocess.DEVNULL, env=env, text=True, encoding="utf-8",
-                                          errors="replace", start_new_session=True)
+                                          errors="replace", start_new_session=True, cwd=self.ws.root)
             self._cancelled = False
             self._job = {"id": self._count, "state": "running", "target": target or "all", "args": list(args or []),
                          "pid": self._proc.pid, "progress": {"done": 0, "total": None}, "log": [],
