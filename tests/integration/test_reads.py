@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from bib2graph.cli import main
 
