@@ -220,7 +220,11 @@ def test_queue_holds_the_undecided_non_seeds_in_curate_dump_order(demo, capsys, 
     assert ids == pd.read_csv(dump, encoding="utf-8-sig").work_id.tolist()
     candidates = table(demo, "results/chain/candidates.parquet").set_index("work_id")
     first = data["works"][0]
-    assert candidates.loc[first["work_id"], "via"].split()[0] in first["why_here"]
+    via = candidates.loc[first["work_id"], "via"].split()[0]
+    linked = pool.set_index("work_id").loc[via]
+    authors = table(demo, "results/chain/pool/authorships.parquet")
+    author = authors[authors.work_id == via].sort_values("position").author_name.dropna().iloc[0]
+    assert f"{via} ({author.split()[-1]} {linked.year})" in first["why_here"]   # named, not only an ID
     assert "round 1" in first["why_here"] and any(w["abstract"] for w in data["works"])
     ok(capsys, demo, "reject", ids[0], "--reason", "off topic")
     ok(capsys, demo, "accept", ids[2])

@@ -22,12 +22,14 @@ _HOW = {"backward": "referenced by {via}", "forward": "cites {via}", "both": "ci
         "monitor": "a new work citing {via} (found by `b2g monitor`)"}
 
 
-def why_here(step: dict[str, Any] | None) -> str:
-    """A candidate's chaining step in words: whom it is linked to, in which round, how strongly."""
+def why_here(step: dict[str, Any] | None, names: dict[str, str] | None = None) -> str:
+    """A candidate's chaining step in words: whom it is linked to (ID, and "Surname year" when the pool
+    knows the work), in which round, how strongly."""
     if not step or step.get("direction") is None:
         return "pooled without a recorded chaining step"
     via = (step.get("via") or "").split()
-    named = ", ".join(via[:SHOWN_VIA]) + (f" and {len(via) - SHOWN_VIA} more" if len(via) > SHOWN_VIA else "")
+    shown = [f"{v} ({names[v]})" if names and names.get(v) else v for v in via[:SHOWN_VIA]]
+    named = ", ".join(shown) + (f" and {len(via) - SHOWN_VIA} more" if len(via) > SHOWN_VIA else "")
     how = _HOW.get(step["direction"], step["direction"] + " from {via}").format(via=named or "the corpus")
     return (f"{how}; chaining round {step['round']}, {step['links']} link(s) to the frontier, "
             f"score {step['score']:.4g}")
@@ -62,8 +64,30 @@ def screening_queue(ws: Workspace, limit: int = 50) -> Result:
     if not 1 <= limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {limit}")
     pending, rows = pending_rows(ws, limit)
+    names = _short_names(ws, {v for r in rows for v in (r["via"] or "").split()[:SHOWN_VIA]})
     works = [{"work_id": r["work_id"], "doi": r["doi"], "title": r["title"], "year": r["year"],
               "venue": r["venue"], "authors": [a for a in r["authors"] if a],
-              "abstract": r["abstract"] or None, "why_here": why_here(r)} for r in rows]
+              "abstract": r["abstract"] or None, "why_here": why_here(r, names)} for r in rows]
     return Result(data={"workspace": ws.describe(), "pending": pending, "works": works},
                   warnings=ws.warnings())
+
+
+def _short_names(ws: Workspace, ids: set[str]) -> dict[str, str]:
+    """"Surname year" of the pooled works among `ids` (first author by position), for a reader who
+    does not know works by their IDs."""
+    if not ids:
+        return {}
+    from ..networks.work_labels import surname
+
+    works, authors = pool_paths(ws)
+    found = query.rows("""
+        SELECT w.work_id, w.year,
+               (SELECT a.author_name FROM read_parquet(?) a WHERE a.work_id = w.work_id AND a.author_name IS NOT NULL
+                ORDER BY a.position LIMIT 1)
+        FROM read_parquet(?) w WHERE w.work_id IN (SELECT unnest(?::VARCHAR[]))""", [authors, works, sorted(ids)])
+    names = {}
+    for work_id, year, author in found:
+        short = " ".join(part for part in (surname(author), str(year) if year is not None else "") if part)
+        if short:
+            names[work_id] = short
+    return names
