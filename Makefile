@@ -24,7 +24,10 @@ demo: $(STAMP)
 	@echo "  exports         results/export/<kind>/ (GraphML, GEXF, CSV, Pajek, VOSviewer)"
 	@echo "  report          results/report/index.html"
 
+# Byte-compiled first: where PYTHONDONTWRITEBYTECODE is set, every b2g and Snakemake job process would
+# otherwise compile bib2graph from source again (Python checks each .pyc against its source).
 test: $(STAMP) chromium
+	$(BIN)/python -m compileall -q src >/dev/null
 	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 # The browser tests (tests/e2e) drive Debian's Chromium: installed here when missing (Playwright's own
