@@ -32,20 +32,11 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+from bench_layout import best  # noqa: E402  (this folder is on the path: the script's own)
 
 KIND = "coupling"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
-
-
-def best(fn, repeats: int = 3) -> float:
-    """The best wall time of `repeats` calls (the machine is shared and noisy)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def synthetic_network(n_nodes: int, n_edges: int, clusters: int = 40, seed: int = 7):

@@ -48,6 +48,7 @@ def clustered(n: int, m: int, seed: int = 3):
 
 
 def best(fn, runs: int = 3) -> float:
+    """The best wall time of `runs` calls (the machine is shared and noisy)."""
     times = []
     for _ in range(runs):
         start = time.perf_counter()

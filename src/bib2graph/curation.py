@@ -163,10 +163,7 @@ def _checked(decision: Decision) -> Decision:
 def record(path: str | Path, new: Iterable[Decision], *, wait: float = 0) -> dict[str, Decision]:
     """Add `new` decisions under the file lock; return the file's decisions after the write."""
     path = Path(path)
-    new = list(new)
-    if len(new) > MAX_IDS_PER_CALL:
-        raise DataError(f"{len(new)} IDs in one call; at most {MAX_IDS_PER_CALL}", code="TOO_MANY_IDS")
-    new = [_checked(d) for d in new]
+    new = [_checked(d) for d in capped(list(new))]
 
     def add(decisions: dict[str, Decision]) -> None:
         for decision in new:
@@ -177,14 +174,24 @@ def record(path: str | Path, new: Iterable[Decision], *, wait: float = 0) -> dic
 def withdraw(path: str | Path, work_ids: Iterable[str], *, wait: float = 0) -> dict[str, Decision]:
     """Remove the decisions of `work_ids` under the file lock (the works are pending again); return the
     file's decisions after the write. IDs without a decision are left alone."""
-    path, work_ids = Path(path), list(work_ids)
-    if len(work_ids) > MAX_IDS_PER_CALL:
-        raise DataError(f"{len(work_ids)} IDs in one call; at most {MAX_IDS_PER_CALL}", code="TOO_MANY_IDS")
+    path, work_ids = Path(path), capped(list(work_ids))
 
     def remove(decisions: dict[str, Decision]) -> None:
         for work_id in work_ids:
             decisions.pop(work_id, None)
     return _update(path, remove, wait)
+
+
+def capped(items: list) -> list:
+    """`items`, or TOO_MANY_IDS when one call names more than MAX_IDS_PER_CALL works."""
+    if len(items) > MAX_IDS_PER_CALL:
+        raise DataError(f"{len(items)} IDs in one call; at most {MAX_IDS_PER_CALL}", code="TOO_MANY_IDS")
+    return items
+
+
+def totals(decisions: dict[str, Decision]) -> dict[str, int]:
+    """How many works the file accepts and rejects."""
+    return {kind: sum(d.decision == kind for d in decisions.values()) for kind in ("accept", "reject")}
 
 
 def _update(path: Path, change, wait: float) -> dict[str, Decision]:

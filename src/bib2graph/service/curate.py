@@ -45,9 +45,7 @@ def resolve_ids(ws: Workspace, raw_ids: list[str]) -> tuple[list[str], list[str]
     """(work IDs, warnings); unknown IDs raise DataError listing every one of them."""
     if not raw_ids:
         raise UsageError("name at least one work ID (OpenAlex W… or a DOI)")
-    if len(raw_ids) > curation.MAX_IDS_PER_CALL:
-        raise DataError(f"{len(raw_ids)} IDs in one call; at most {curation.MAX_IDS_PER_CALL}",
-                        code="TOO_MANY_IDS")
+    curation.capped(raw_ids)
     known = known_works(ws)
     resolved, unknown, warnings = [], [], []
     for raw in raw_ids:
@@ -76,8 +74,7 @@ def decide(ws: Workspace, decision: str, raw_ids: list[str], reason: str, who: s
     after = curation.record(path, [curation.Decision(i, decision, reason, who, when) for i in ids], wait=wait)
     changed = [i for i in ids if before.get(i) is None or before[i].decision != decision]
     return Result(data={"workspace": ws.describe(), "decision": decision, "ids": ids, "changed": changed,
-                        "decisions": {"accept": sum(d.decision == "accept" for d in after.values()),
-                                      "reject": sum(d.decision == "reject" for d in after.values())},
+                        "decisions": curation.totals(after),
                         "next": "b2g run"},
                   warnings=ws.warnings() + warnings)
 
@@ -95,7 +92,6 @@ def withdraw(ws: Workspace, raw_ids: list[str], wait: float = 0) -> Result:
     ids = sorted({w for w in direct if w is not None} | set(by_doi))
     after = curation.withdraw(path, ids, wait=wait)
     return Result(data={"workspace": ws.describe(), "ids": ids, "withdrawn": [i for i in ids if i in before],
-                        "decisions": {"accept": sum(d.decision == "accept" for d in after.values()),
-                                      "reject": sum(d.decision == "reject" for d in after.values())},
+                        "decisions": curation.totals(after),
                         "next": "b2g run"},
                   warnings=ws.warnings() + warnings)

@@ -114,7 +114,8 @@ def read_inputs(ws: Workspace, spec: dict[str, Any]) -> list[str]:
     """
     strict = bool(spec["strict"])
     cache_path = ws.path(str(PREFLIGHT_CACHE))
-    known = _read_cache(cache_path)
+    stored = _read_cache(cache_path)
+    known = dict(stored)
     seen: dict[str, list[dict[str, str]]] = {}
     for item in external_inputs(ws, spec):
         key = "|".join((__version__, item.role, item.name, str(strict), sha256_file(item.path)))
@@ -123,7 +124,7 @@ def read_inputs(ws: Workspace, spec: dict[str, Any]) -> list[str]:
             read_input(item, skips)
             known[key] = skips.as_rows()
         seen[key] = known[key]
-    if seen != _read_cache(cache_path):
+    if seen != stored:
         try:
             write_json(cache_path, seen)
         except OSError:   # a cache: a read-only workspace only reads again next time
