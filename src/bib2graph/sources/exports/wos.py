@@ -41,7 +41,7 @@ OnRecord = Callable[[int], None]
 
 # Fields whose plain-text lines are separate items; in the tab export they are joined with "; ".
 LIST_TAGS = frozenset({"AU", "AF", "BA", "BF", "BE", "CA", "GP", "C1", "CR"})
-_TAG_LINE = re.compile(r"^([A-Z][A-Z0-9])(?: (.*))?$")
+_TAG = re.compile(r"[A-Z][A-Z0-9]")
 _UT = re.compile(r"^(?:(WOS|ISI):)?(\d+)$", re.IGNORECASE)
 _MONTHS = {m: i for i, m in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", "JUN",
                                        "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"), 1)}
@@ -58,15 +58,16 @@ def read_wos(path: Path, name: str, skips: Skips, on_record: OnRecord | None = N
     the number of records read so far after each one (for a progress bar)."""
     count = seen = 0
     with _opened(path, name) as stream:
-        for number, start, fields, end in _blocks(textio.lines(stream, name), name, skips):
+        for block in _blocks(textio.lines(stream, name), name, skips):
             seen += 1
-            if end is None:
-                skips.add(name, f"record {number}, line {start}", "cut off: no ER line ends it")
+            origin = Origin(name, block.number, block.start, "wos")
+            if not block.ended:
+                skips.add(name, origin.where(), "cut off: no ER line ends it")
                 continue
-            origin = Origin(name, number, start, "wos")
-            cited = [CitedRef(raw, line) for raw, line in fields.get("CR", ()) if raw]
-            text = {tag: " ".join(v for v, _ in values if v) for tag, values in fields.items()}
-            items = {tag: [v for v, _ in values if v] for tag, values in fields.items() if tag in LIST_TAGS}
+            fields = block.fields
+            cited = [CitedRef(raw, line) for raw, line in zip(fields.get("CR", ()), block.cr_lines)]
+            text = {tag: " ".join(values) for tag, values in fields.items() if tag not in LIST_TAGS}
+            items = {tag: values for tag, values in fields.items() if tag in LIST_TAGS}
             record = _record(origin, text, items, cited, name, skips)
             if record is not None:
                 count += 1
@@ -128,46 +129,64 @@ def _opened(path: Path, name: str) -> Iterator[BinaryIO]:
         yield stream
 
 
-Fields = dict[str, list[tuple[str, int]]]
+class _Block:
+    """One PT…ER block: tag → its lines (first and continuation), and the line number of each CR line."""
+
+    __slots__ = ("number", "start", "fields", "cr_lines", "ended")
+
+    def __init__(self, number: int, start: int) -> None:
+        self.number, self.start, self.ended = number, start, False
+        self.fields: dict[str, list[str]] = {}
+        self.cr_lines: list[int] = []
 
 
-def _blocks(lines: Iterable[str], name: str,
-            skips: Skips) -> Iterator[tuple[int, int, Fields, int | None]]:
-    """(record number, PT line, tag → [(line text, line number)], ER line or None when cut off) for
-    every PT…ER block. Header (FN, VR) and end (EF) lines are passed over; text outside a record is
-    reported."""
-    fields: Fields | None = None
-    number = start = 0
-    tag = None
+def _blocks(lines: Iterable[str], name: str, skips: Skips) -> Iterator[_Block]:
+    """Every PT…ER block, `ended` False when the file stops or a new PT comes before its ER. Header
+    (FN, VR) and end (EF) lines are passed over; other text outside a record is reported."""
+    block: _Block | None = None
+    values: list[str] | None = None    # the lines of the field being read
+    is_cr = False
+    number = 0
     for lineno, line in enumerate(lines, 1):
-        if not line.strip():
+        if line[:1] in (" ", "\t"):
+            value = line.strip()
+            if value and values is not None:
+                values.append(value)
+                if is_cr:
+                    block.cr_lines.append(lineno)
             continue
-        if line[0] in " \t":
-            if fields is not None and tag is not None:
-                fields[tag].append((line.strip(), lineno))
+        line = line.rstrip()
+        if not line:
             continue
-        match = _TAG_LINE.match(line.rstrip())
-        if match is None:
+        tag = line[:2]
+        if not (len(line) == 2 or line[2] == " ") or not _TAG.match(tag):
             skips.add(name, f"line {lineno}", "neither a field tag nor a continuation line; ignored")
             continue
-        tag, value = match.group(1), (match.group(2) or "").strip()
         if tag == "PT":
-            if fields is not None:
-                yield number, start, fields, None
-            number, start, fields = number + 1, lineno, {}
+            if block is not None:
+                yield block
+            number += 1
+            block = _Block(number, lineno)
         elif tag == "ER":
-            if fields is not None:
-                yield number, start, fields, lineno
-            fields = tag = None
+            if block is not None:
+                block.ended = True
+                yield block
+            block = values = None
             continue
-        elif fields is None:
+        elif block is None:
             if tag not in ("FN", "VR", "EF"):
                 skips.add(name, f"line {lineno}", f"field {tag} outside a PT…ER record; ignored")
-            tag = None
+            values = None
             continue
-        fields.setdefault(tag, []).append((value, lineno))
-    if fields is not None:
-        yield number, start, fields, None
+        values = block.fields.setdefault(tag, [])
+        is_cr = tag == "CR"
+        value = line[3:].strip()
+        if value:
+            values.append(value)
+            if is_cr:
+                block.cr_lines.append(lineno)
+    if block is not None:
+        yield block
 
 
 def _split_list(tag: str, cell: str) -> list[str]:
@@ -200,7 +219,8 @@ def _record(origin: Origin, text: dict[str, str], items: dict[str, list[str]], c
     year = _int(text.get("PY"))
     title = text.get("TI") or None
     doc_type = text.get("DT") or ""
-    institutions, links = _affiliations(items.get("C1", []), items.get("AU", []), items.get("AF", []))
+    names = _Names(items.get("AU", []), items.get("AF", []))
+    institutions, links = _affiliations(items.get("C1", []), names)
     return Record(
         origin=origin, ids=ids, doi=normalize_doi(text.get("DI")), title=title, year=year,
         publication_date=_full_date(text.get("PD"), year), type=_work_type(doc_type),
@@ -210,7 +230,7 @@ def _record(origin: Origin, text: dict[str, str], items: dict[str, list[str]], c
         last_page=text.get("EP") or None,
         cited_by_count=_int(text.get("Z9")) if text.get("Z9") else _int(text.get("TC")),
         abstract=text.get("AB") or None, is_retracted=_retracted(title, doc_type),
-        authors=_authors(items.get("AU", []), items.get("AF", []), text.get("OI"), text.get("RI"), links),
+        authors=_authors(names, text.get("OI"), text.get("RI"), links),
         institutions=institutions, author_keywords=_keywords(text.get("DE")),
         index_keywords=_keywords(text.get("ID")), references=cited)
 
@@ -274,40 +294,47 @@ def _keywords(value: str | None) -> list[str]:
 
 def name_key(name: str) -> str:
     """A person's name without case, accents, spaces and punctuation: "Owen-Smith, Jason" → "owensmith,jason"."""
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").casefold()
-    surname, _, given = plain.partition(",")
-    return re.sub(r"[^a-z]", "", surname) + "," + re.sub(r"[^a-z]", "", given)
+    surname, _, given = _ascii(name).casefold().partition(",")
+    return _NOT_LETTER.sub("", surname) + "," + _NOT_LETTER.sub("", given)
 
 
 def initials_key(name: str) -> str:
     """Surname and initials, the form AU gives: "Uluagac, A. Selcuk" and "Uluagac, AS" → "uluagac,as"."""
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    surname, _, given = plain.partition(",")
-    letters = []
-    for token in re.split(r"[\s.\-]+", given.strip()):
-        if not token:
-            continue
-        if token.isupper() and len(token) <= 4:   # "WW", "AS": initials run together
-            letters.append(token)
-        else:
-            letters.append(token[0])
-    return re.sub(r"[^a-z]", "", surname.casefold()) + "," + "".join(letters).casefold()
+    surname, _, given = _ascii(name).partition(",")
+    letters = [token if token.isupper() and len(token) <= 4 else token[0]   # "WW", "AS": initials run together
+               for token in _GIVEN_PARTS.split(given.strip()) if token]
+    return _NOT_LETTER.sub("", surname.casefold()) + "," + "".join(letters).casefold()
+
+
+_NOT_LETTER = re.compile(r"[^a-z]")
+_GIVEN_PARTS = re.compile(r"[\s.\-]+")
+
+
+def _ascii(name: str) -> str:
+    if name.isascii():
+        return name
+    return unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
 
 
 class _Names:
-    """Finds authors by a name as C1 brackets, OI and RI write it: full name first, then initials."""
+    """Finds authors by a name as C1 brackets, OI and RI write it: full name first, then initials. The
+    keys are made at the first look-up: most records need none."""
 
     def __init__(self, short: list[str], full: list[str]) -> None:
-        self.keys: tuple[dict[str, set[int]], ...] = ({}, {}, {})
-        for index in range(max(len(short), len(full))):
-            for form in (full[index] if index < len(full) else None, short[index] if index < len(short) else None):
-                for keys, key in zip(self.keys, _name_keys(form or "")):
-                    keys.setdefault(key, set()).add(index)
+        self.short, self.full = short, full
+        self._keys: tuple[dict[str, set[int]], ...] | None = None
 
     def find(self, name: str) -> list[int]:
         """The authors `name` names: by full name, else by initials, else by first initial when that
         leaves one author ("Coleman, David" in OI is "Coleman, David J." in AF)."""
-        exact, initials, first = (keys.get(key, set()) for keys, key in zip(self.keys, _name_keys(name)))
+        if self._keys is None:
+            self._keys = ({}, {}, {})
+            short, full = self.short, self.full
+            for index in range(max(len(short), len(full))):
+                for form in (full[index] if index < len(full) else None, short[index] if index < len(short) else None):
+                    for keys, key in zip(self._keys, _name_keys(form or "")):
+                        keys.setdefault(key, set()).add(index)
+        exact, initials, first = (keys.get(key, set()) for keys, key in zip(self._keys, _name_keys(name)))
         return sorted(exact or initials or (first if len(first) == 1 else ()))
 
 
@@ -318,15 +345,13 @@ def _name_keys(name: str) -> tuple[str, str, str]:
     return name_key(name), initials, initials[:initials.index(",") + 2]
 
 
-def _affiliations(lines: list[str], short: list[str],
-                  full: list[str]) -> tuple[list[Institution], dict[int, list[int]]]:
+def _affiliations(lines: list[str], names: _Names) -> tuple[list[Institution], dict[int, list[int]]]:
     """Institutions of the C1 addresses, and author index → institution indexes."""
     institutions: list[Institution] = []
     by_address: dict[str, int] = {}
     links: dict[int, list[int]] = {}
-    names = _Names(short, full)
     bracketed = any(line.startswith("[") for line in lines)
-    n_authors = max(len(short), len(full))
+    n_authors = max(len(names.short), len(names.full))
     for line in lines:
         authors, address = _split_address(line)
         address = address.rstrip(". ").strip()
@@ -357,11 +382,11 @@ def _split_address(line: str) -> tuple[list[str] | None, str]:
     return [n.strip() for n in line[1:close].split(";") if n.strip()], line[close + 1:].strip()
 
 
-def _authors(short: list[str], full: list[str], orcids: str | None, researcher_ids: str | None,
+def _authors(names: _Names, orcids: str | None, researcher_ids: str | None,
              links: dict[int, list[int]]) -> list[Author]:
     """Authors in byline order: AU and AF pair up by position; OI and RI IDs go to the author whose
     name they carry, when exactly one does."""
-    names = _Names(short, full)
+    short, full = names.short, names.full
     ids: dict[int, list[tuple[str, str]]] = {}
     for scheme, value in (("orcid", orcids), ("researcherid", researcher_ids)):
         for entry in (value or "").split(";"):
