@@ -22,19 +22,17 @@ import csv
 import io
 import re
 import unicodedata
-from datetime import date
 from contextlib import contextmanager
-from functools import cache
+from datetime import date
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
-
-import pycountry
 
 from ... import textio
 from ...errors import DataError
 from ...ids import normalize_doi
 from ...skips import Skips
 from .countries import country_code
+from .languages import language_code
 from .record import Author, CitedRef, Institution, Origin, Record
 
 OnRecord = Callable[[int], None]
@@ -155,7 +153,7 @@ def _blocks(lines: Iterable[str], name: str, skips: Skips) -> Iterator[_Block]:
                 if is_cr:
                     block.cr_lines.append(lineno)
             continue
-        line = line.rstrip()
+        line = line.rstrip().lstrip("\ufeff")   # a BOM: exports concatenated with `cat`
         if not line:
             continue
         tag = line[:2]
@@ -274,18 +272,6 @@ def _retracted(title: str | None, doc_type: str) -> bool:
     "… (Retracted article …)"; a retraction notice itself (type Retraction) is not retracted."""
     types = {p.strip().casefold() for p in doc_type.split(";")}
     return "retracted publication" in types or bool(title and _RETRACTED_TITLE.search(title))
-
-
-@cache
-def language_code(name: str | None) -> str | None:
-    """ISO 639-1 for the first language named ("English" → "en"); None for "Multi-Language" and the like."""
-    first = (name or "").split(";")[0].strip()
-    if not first:
-        return None
-    try:
-        return getattr(pycountry.languages.lookup(first), "alpha_2", None)
-    except LookupError:
-        return None
 
 
 def _keywords(value: str | None) -> list[str]:
