@@ -303,25 +303,40 @@ def _ascii(name: str) -> str:
 
 
 class _Names:
-    """Finds authors by a name as C1 brackets, OI and RI write it: full name first, then initials. The
-    keys are made at the first look-up: most records need none."""
+    """Finds authors by a name as C1 brackets, OI and RI write it: as AF or AU write it, else by full
+    name, initials or first initial. Keys are made only when a name is not found as written: most
+    records need none."""
 
     def __init__(self, short: list[str], full: list[str]) -> None:
         self.short, self.full = short, full
+        self._as_written: dict[str, list[int]] | None = None
         self._keys: tuple[dict[str, set[int]], ...] | None = None
 
     def find(self, name: str) -> list[int]:
-        """The authors `name` names: by full name, else by initials, else by first initial when that
-        leaves one author ("Coleman, David" in OI is "Coleman, David J." in AF)."""
+        """The authors `name` names; by first initial only when that leaves one author ("Coleman,
+        David" in OI is "Coleman, David J." in AF)."""
+        if self._as_written is None:
+            self._as_written = {}
+            for index, form in self._forms():
+                found = self._as_written.setdefault(form, [])
+                if index not in found:
+                    found.append(index)
+        if name in self._as_written:
+            return self._as_written[name]
         if self._keys is None:
             self._keys = ({}, {}, {})
-            short, full = self.short, self.full
-            for index in range(max(len(short), len(full))):
-                for form in (full[index] if index < len(full) else None, short[index] if index < len(short) else None):
-                    for keys, key in zip(self._keys, _name_keys(form or "")):
-                        keys.setdefault(key, set()).add(index)
+            for index, form in self._forms():
+                for keys, key in zip(self._keys, _name_keys(form)):
+                    keys.setdefault(key, set()).add(index)
         exact, initials, first = (keys.get(key, set()) for keys, key in zip(self._keys, _name_keys(name)))
         return sorted(exact or initials or (first if len(first) == 1 else ()))
+
+    def _forms(self) -> Iterator[tuple[int, str]]:
+        """(author index, name) for every AF then AU name, full names first."""
+        for names in (self.full, self.short):
+            for index, form in enumerate(names):
+                if form.strip():
+                    yield index, form
 
 
 def _name_keys(name: str) -> tuple[str, str, str]:
