@@ -214,7 +214,7 @@ def _record(origin: Origin, text: dict[str, str], items: dict[str, list[str]], c
     pmid = (text.get("PM") or "").strip()
     if pmid.isdigit():
         ids["pmid"] = pmid
-    year = _int(text.get("PY"))
+    year = _int(text.get("PY")) or _int(text.get("EY"))   # EY: the year of an early-access record
     title = text.get("TI") or None
     doc_type = text.get("DT") or ""
     names = _Names(items.get("AU", []), items.get("AF", []))
