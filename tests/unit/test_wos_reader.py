@@ -237,7 +237,8 @@ def test_binary_and_foreign_files_are_a_data_error(shared_data, tmp_path, reader
     zipped = tmp_path / "works.txt"
     zipped.write_bytes((shared_data / "synergy" / "Sep_2021" / "works_1.zip").read_bytes())
     ris = shared_data / "ris" / "litstudy-ieee-example.ris"
-    for path in (zipped, ris, tmp_path / "missing.txt"):
+    other_wos = shared_data / (TABS[0] if reader is read_wos else PLAIN)
+    for path in (zipped, ris, other_wos, tmp_path / "missing.txt"):
         with pytest.raises(DataError) as info:
             _read(reader, path)
         assert info.value.code.startswith("FILE_")

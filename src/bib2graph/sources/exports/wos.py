@@ -158,6 +158,10 @@ def _blocks(lines: Iterable[str], name: str, skips: Skips) -> Iterator[_Block]:
             continue
         tag = line[:2]
         if not (len(line) == 2 or line[2] == " ") or not _TAG.match(tag):
+            if not number:   # before any record: this is no plain-text export (a tab-delimited one?)
+                raise DataError(f"{name}: line {lineno} is not a Web of Science field (a two-letter tag and "
+                                "a space); not a WoS plain-text export", code="FILE_INVALID",
+                                details={"file": name, "line": lineno})
             skips.add(name, f"line {lineno}", "neither a field tag nor a continuation line; ignored")
             continue
         if tag == "PT":
