@@ -26,18 +26,34 @@ from .seed import resolve_seeds
 from .skips import Skips
 from .sources.records import bundle_from_works
 from .sources.universe import FileUniverse
-from .tables import BUNDLE_TABLES, CANDIDATES, CITED, SCREENING, SEEDS, WORKS, Bundle, read_table, write_table
+from .tables import (BUNDLE_TABLES, CANDIDATES, CITED, ORIGINS, SCREENING, SEEDS, SOURCE_REFS, WORKS, Bundle,
+                     read_table, write_table)
 
 Named = dict[str, Any]
 
 
-def open_source(source: dict[str, Any], paths: list[str], skips: Skips):
-    """The works source the spec names: a universe of files, or OpenAlex through the raw store."""
+def open_source(source: dict[str, Any], universe: list[str], skips: Skips):
+    """The works source the spec names: the universe the `sources` job read from the files (its tables
+    `universe`), or OpenAlex through the raw store."""
     if source["kind"] == "openalex":
         from .sources.openalex_source import OpenAlexSource
 
         return OpenAlexSource.open(source["openalex"], skips=skips)
-    return FileUniverse.from_files(paths, names=source["files"], skips=skips)
+    cited = next(p for p in universe if p.endswith("/cited.parquet"))
+    return FileUniverse(Bundle.read(_folder(universe)), read_table(cited, SOURCE_REFS))
+
+
+def run_sources(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    """Read every source file once, merge the works several hold, resolve cited references."""
+    from .sources.ingest import ingest
+
+    source = spec["source"]
+    found = ingest([Path(p) for p in inp["sources"]], source["files"],
+                   [source["formats"].get(name) for name in source["files"]], skips)
+    found.bundle.write(_folder(out["tables"]))
+    write_table(found.cited, SOURCE_REFS, out["cited"])
+    write_table(found.origins, ORIGINS, out["origins"])
+    return found.counts
 
 
 def _folder(paths: list[str]) -> Path:
@@ -45,7 +61,7 @@ def _folder(paths: list[str]) -> Path:
 
 
 def run_seed(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
-    source = open_source(spec["source"], inp["sources"], skips)
+    source = open_source(spec["source"], inp["universe"], skips)
     try:
         result = resolve_seeds(source, spec["seed"], [Path(p) for p in inp["seed_files"]], spec["seed"]["files"],
                                skips=skips)
@@ -57,7 +73,7 @@ def run_seed(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> di
 
 
 def run_chain(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
-    source = open_source(spec["source"], inp["sources"], skips)
+    source = open_source(spec["source"], inp["universe"], skips)
     seeds = read_table(inp["seeds"], SEEDS)
     try:
         result = chain(source, list(seeds["work_id"]), spec["chain"])
@@ -100,7 +116,7 @@ def run_cited(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> d
     opened: list = []
 
     def lookup(work_ids: list[str]):   # the source is opened only when there is something to ask
-        opened.append(open_source(spec["source"], inp["sources"], skips))
+        opened.append(open_source(spec["source"], inp["universe"], skips))
         return look_up(opened[0], work_ids)
 
     try:
@@ -223,7 +239,7 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
 
 
 PHASES: dict[str, Callable[..., dict[str, Any]]] = {
-    "cited": run_cited,
+    "sources": run_sources, "cited": run_cited,
     "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network,
     "layout": run_layout, "export": run_export, "report": run_report,
 }

@@ -4,8 +4,12 @@ The workflow's rules take their inputs, outputs and params from here; `b2g statu
 preflight, snapshots and the manifests ask the same functions. A file therefore cannot be an input in
 one place and invisible in another, and every job's manifest lists exactly what the rule declares.
 
-    seed ─► chain ─► corpus ─► network:{kind} ─► layout:{kind} ─► export:{kind}
-                               └──────────────────────────────► report (also reads the layouts)
+    [sources ─►] seed ─► chain ─► corpus ─► network:{kind} ─► layout:{kind} ─► export:{kind}
+                                          └──────────────────────────────► report (also reads the layouts)
+
+`sources` (only with `source.kind: files`) reads the source files once, of whatever format, merges the
+works several files hold and resolves their cited references (sources/ingest.py); seed, chain and cited
+read its tables, never the files themselves.
 
 `cited` (chain ─► cited ─► network:cocitation; only with a co-citation network) collects the
 metadata of the works the pool cites, so that co-citation nodes outside the corpus get readable
@@ -60,6 +64,19 @@ class Rule:
     wanted: Callable[[dict], bool] = lambda _spec: True   # whether the spec asks for this job at all
 
 
+SOURCES = "results/sources"
+SOURCE_TABLES = bundle(SOURCES) + [f"{SOURCES}/cited.parquet"]
+
+
+def _sources_out(_spec):
+    return {"tables": bundle(SOURCES), "cited": f"{SOURCES}/cited.parquet", "origins": f"{SOURCES}/origins.parquet",
+            "manifest": f"{SOURCES}/manifest.json"}
+
+
+def _files_source(spec: dict) -> bool:
+    return spec["source"]["kind"] == "files"
+
+
 def _seed_out(_spec):
     return {"seeds": "results/seed/seeds.parquet", "manifest": "results/seed/manifest.json"}
 
@@ -106,12 +123,14 @@ def _report_out(_spec):
     return {"html": "results/report/index.html", "manifest": "results/report/manifest.json"}
 
 
-_TABLES = {"results/seed/seeds.parquet": "seeds", "results/chain/candidates.parquet": "candidates",
+_TABLES = {"results/seed/seeds.parquet": "seeds", f"{SOURCES}/cited.parquet": "source_refs",
+           f"{SOURCES}/origins.parquet": "origins", **{f"{SOURCES}/{name}.parquet": name for name in BUNDLE}, "results/chain/candidates.parquet": "candidates",
            CITED_WORKS: "cited",
            "results/corpus/screening.parquet": "screening",
            **{f"results/{folder}/{name}.parquet": name for folder in ("chain/pool", "corpus") for name in BUNDLE}}
 
 RULES: dict[str, Rule] = {rule.name: rule for rule in (
+    Rule("sources", "seed", _sources_out, ("source", "strict"), wanted=_files_source),
     Rule("seed", "seed", _seed_out, ("seed", "source", "strict")),
     Rule("chain", "chain", _chain_out, ("chain", "source", "strict")),
     Rule("cited", "chain", _cited_out, ("labels", "source", "strict"), wanted=_cited_wanted),
@@ -142,15 +161,13 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
     def paths(values):
         return [str(resolve_path(root, v)) for v in values]
 
+    if rule == "sources":
+        return {"sources": paths(spec["source"]["files"])}
     if rule == "seed":
-        return {"sources": paths(spec["source"]["files"]), "seed_files": paths(spec["seed"]["files"])}
+        return {"seed_files": paths(spec["seed"]["files"])}
     if rule == "chain":
         pending = Path(root) / MONITOR_PENDING
-        return {"sources": paths(spec["source"]["files"]),
-                "pending": [str(pending)] if pending.is_file() else []}
-    if rule == "cited":
-        reads = spec["source"]["kind"] == "files" and spec["labels"]["fetch"]
-        return {"sources": paths(spec["source"]["files"]) if reads else []}
+        return {"pending": [str(pending)] if pending.is_file() else []}
     if rule == "corpus":
         return {"curation": [str(Path(root) / CURATION_FILE)]}
     if rule == "network" and kind == "keywords":
@@ -164,6 +181,8 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
     found: dict[str, Any] = dict(external_inputs(spec, rule, kind, root))
     if rule == "network" and kind == "cocitation":
         found["cited"] = CITED_WORKS
+    if rule in ("seed", "chain") or (rule == "cited" and spec["labels"]["fetch"]):
+        found["universe"] = list(SOURCE_TABLES) if _files_source(spec) else []
     if rule == "chain":
         found["seeds"] = "results/seed/seeds.parquet"
     elif rule == "corpus":
@@ -206,6 +225,10 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
     if rule == "network":
         return canonical_json({"network": spec["networks"][kind], "communities": spec["communities"],
                                "kind": kind})
+    if rule == "sources":   # what the files are, not how OpenAlex would be asked
+        source = spec["source"]
+        return canonical_json({"source": {"files": source["files"], "formats": source["formats"]},
+                               "strict": spec["strict"]})
     if rule == "cited":   # the co-citation threshold says which cited works are nodes
         return canonical_json({**{key: spec[key] for key in RULES[rule].spec_keys},
                                "min_citing": spec["networks"]["cocitation"]["min_occurrences"]})

@@ -503,16 +503,28 @@ def build_institutions(corpus: Bundle, params: dict) -> Raw:
     return build_items(incidence, labels, params, work_years(corpus))
 
 
+AUTO_ORDER = ("keywords", "author_keywords", "index_keywords", "concepts")
+
+
 def select_terms(terms: pd.DataFrame, field_name: str) -> tuple[pd.DataFrame, int]:
-    """Rows of the chosen term field; ``auto`` = a work's keywords if it has any, else its concepts.
+    """Rows of the chosen term field. ``auto`` = per work the first field it has of `AUTO_ORDER`
+    (OpenAlex keywords, an export's author keywords, indexer keywords, OpenAlex concepts);
+    ``all_keywords`` = author and indexer keywords together (VOSviewer's "all keywords").
 
     On ``topics``, a work whose topics are exactly OpenAlex's constant triple loses them. Returns the
     rows and the number of works so guarded.
     """
     if field_name == "auto":
-        keyed = terms.loc[terms["field"] == "keywords", "work_id"].unique()
-        chosen = (terms["field"] == "keywords") | ((terms["field"] == "concepts") & ~terms["work_id"].isin(keyed))
+        chosen = pd.Series(False, index=terms.index)
+        done = pd.Index([])
+        for name in AUTO_ORDER:
+            rows = (terms["field"] == name) & ~terms["work_id"].isin(done)
+            chosen |= rows
+            done = done.union(pd.Index(terms.loc[rows, "work_id"].unique()))
         return terms[chosen], 0
+    if field_name == "all_keywords":
+        rows = terms[terms["field"].isin(["author_keywords", "index_keywords"])]
+        return rows.drop_duplicates(["work_id", "term_id"]), 0
     rows = terms[terms["field"] == field_name]
     if field_name != "topics" or rows.empty:
         return rows, 0
