@@ -140,7 +140,9 @@ def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
                           spec["filter"])
     result.corpus.write(_folder(out["tables"]))
     write_table(result.screening, SCREENING, out["screening"])
-    write_json(out["prisma"], prisma(seeds, candidates, result.screening))
+    sources = (json.loads(Path(inp["sources"]).read_text(encoding="utf-8"))["counts"]["files"]
+               if inp.get("sources") else None)
+    write_json(out["prisma"], prisma(seeds, candidates, result.screening, sources))
     screening = result.screening
     return {"pool": len(screening), "included": int(screening["included"].sum()),
             "excluded": {k: int(v) for k, v in screening["excluded_by"].value_counts().sort_index().items()},

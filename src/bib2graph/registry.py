@@ -189,6 +189,8 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
         found.update(seeds="results/seed/seeds.parquet", candidates="results/chain/candidates.parquet",
                      pool=bundle("results/chain/pool"))
         found["curation"] = found["curation"][0]
+        if _files_source(spec):
+            found["sources"] = f"{SOURCES}/manifest.json"
     elif rule == "cited":
         found["pool"] = list(CITED_POOL)
     elif rule == "network":
