@@ -286,35 +286,18 @@ def _ris_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
 
 
 def _ris_records(text: str, name: str, skips: Skips) -> Iterator[tuple[int, list[str]]]:
-    """(first line, lines) of each TY … ER record; stray text and records without ER are reported to
-    `skips`. Tags outside the RIS standard (IEEE's `VO`, say) are dropped quietly: a seed needs only its
-    identifiers and title, so they lose nothing. Lines end as universal newlines say (a lone CR too)."""
+    """(first line, lines) of each TY … ER record, cut by `exports.ris.ris_blocks` (stray text and
+    records without ER go to `skips`). Tags outside the RIS standard (IEEE's `VO`, say) are dropped
+    quietly: a seed needs only its identifiers and title, so they lose nothing. Lines end as universal
+    newlines say (a lone CR too)."""
     import rispy
 
-    parser = rispy.RisParser()
+    from .exports.ris import ris_blocks
+
+    known = rispy.RisParser().mapping
     lines = io.StringIO(text, newline=None).read().split("\n")
-    tags = [parser.parse_line(line)[0] for line in lines]
-    if "TY" not in tags and text.strip():
-        raise DataError(f"{name}: not a RIS file (no record starts with a `TY  - ` line)", code="FILE_INVALID",
-                        details={"file": name})
-    record: list[str] | None = None
-    start = 0
-    for number, (line, tag) in enumerate(zip(lines, tags), 1):
-        if tag == "TY":
-            if record is not None:
-                skips.add(name, f"line {start}", f"RIS record without ER (a new one starts at line {number}); "
-                          "skipped")
-            record, start = [line], number
-        elif record is None:
-            if line.strip():
-                skips.add(name, f"line {number}", "text outside a RIS record (TY … ER); ignored")
-        elif tag == "ER":
-            yield start, record + [line]
-            record = None
-        elif tag is None or tag in parser.mapping:
-            record.append(line)
-    if record is not None:
-        skips.add(name, f"line {start}", "RIS record without ER at the end of the file; skipped")
+    for start, block in ris_blocks(lines, name, skips, keep=lambda tag: tag is None or tag in known):
+        yield start, [line for _, line in block]
 
 
 def _ris_record(lines: list[str], name: str, line: int, skips: Skips) -> dict[str, Any] | None:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ... import textio
 from ...errors import DataError
 from ...skips import Skips
 from .record import Record
+from .textfile import open_text, undecodable
 
 # A Scopus `References` cell of a long review runs past the csv module's default 128 KiB cell limit.
 _FIELD_LIMIT = min(sys.maxsize, 2**31 - 1)
@@ -64,18 +64,8 @@ def rows(path: Path, name: str) -> Iterator[Header | Row]:
     """The header (the first non-blank row), then every non-blank row after it; undecodable bytes are a
     DataError (FILE_ENCODING) naming the line, a missing file FILE_MISSING."""
     csv.field_size_limit(_FIELD_LIMIT)
-    try:
-        raw = path.open("rb")
-    except FileNotFoundError:
-        raise DataError(f"{name} does not exist", code="FILE_MISSING", details={"file": name}) from None
-    except OSError as exc:
-        raise DataError(f"{name} cannot be read ({exc.strerror or exc})", code="FILE_UNREADABLE",
-                        details={"file": name}) from None
-    with raw:
-        codec, bom = textio.detect(raw.read(4))
-        raw.seek(bom)
-        text = io.TextIOWrapper(raw, encoding=codec, newline="")
-        yield from _rows(text, name, codec)
+    with open_text(path, name, newline="") as text:
+        yield from _rows(text, name, text.encoding)
 
 
 def _rows(text: io.TextIOWrapper, name: str, codec: str) -> Iterator[Header | Row]:
@@ -89,9 +79,7 @@ def _rows(text: io.TextIOWrapper, name: str, codec: str) -> Iterator[Header | Ro
         except StopIteration:
             return
         except UnicodeDecodeError as exc:
-            raise DataError(f"{name}: line {consumed + 1} is not valid {codec.upper()} ({exc.reason}); "
-                            "save the file as UTF-8", code="FILE_ENCODING",
-                            details={"file": name, "line": consumed + 1, "encoding": codec}) from None
+            raise undecodable(name, consumed + 1, codec, exc) from None
         except csv.Error as exc:
             consumed = reader.line_num
             if header is None:

@@ -10,7 +10,7 @@ Columns are found by name. Known quirks of real exports:
 - a row may hold more cells than the header when a record has more funding texts than the header's
   "Funding Text 1…n" columns: the extra cells sit after the last funding-text column, so the columns
   after it are counted from the row's end.
-References are one cell, split as `split_references` says.
+References are one cell, split as `scopus_refs.split_references` says.
 """
 
 from __future__ import annotations
@@ -25,16 +25,13 @@ from ...skips import Skips
 from .affiliation import institution
 from .csvfile import Header, Row, integer, read_records, split
 from .record import Author, CitedRef, Institution, Origin, Record
+from .scopus_refs import split_references
 from .vocab import language_code, marks_retracted, work_type
 
 _NO_AUTHOR = "[no author name available]"
 _NO_ABSTRACT = "[no abstract available]"
 _NAME_SUFFIX = re.compile(r"^(?:jr|sr|ii|iii|iv)\.?$", re.IGNORECASE)
 _FULL_NAME = re.compile(r"^(.*?)\s*\((\d+)\)\s*$")
-# "Surname, I." or "Surname, I.J.-K.": an old-style author name standing alone.
-_BARE_NAME = re.compile(r"^[^,;()\d]+, (?:[A-Z][a-z]?\.[\s-]?)+$")
-# "Springer-Verlag: Berlin": a publisher and its town, the tail of an edited book's reference.
-_PUBLISHER_TOWN = re.compile(r"^[^,;:()\d]{2,60}: [A-Z][^,;:()\d]{1,40}$")
 
 
 def read_scopus_csv(path: Path, name: str, skips: Skips) -> Iterator[Record]:
@@ -205,19 +202,3 @@ def _split_addresses(text: str, known: list[str]) -> list[str]:
         out.append(match)
         text = text[len(match) + 2:].strip()
     return out
-
-
-def split_references(cell: str | None) -> list[str]:
-    """The references of a Scopus "References" cell. Scopus joins references with "; ", which also
-    occurs inside a few references (edited books list their editors "Deuflhard, P.; Hermans, J.,
-    Eds.; Springer-Verlag: Berlin"): a part joins the one before it when that one is a bare
-    "Surname, I." or ends in "Eds.", or when the part is a bare "Publisher: Town". Joining the
-    result with "; " gives the cell back."""
-    refs: list[str] = []
-    for part in (cell or "").split("; "):
-        if refs and (_BARE_NAME.match(refs[-1].rpartition("; ")[2]) or refs[-1].endswith("Eds.")
-                     or _PUBLISHER_TOWN.match(part)):
-            refs[-1] = f"{refs[-1]}; {part}"
-        else:
-            refs.append(part)
-    return [r for r in refs if r.strip()]
