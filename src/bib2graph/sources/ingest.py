@@ -102,15 +102,30 @@ class _Groups:
 
 def group_entries(entries: list[Entry]) -> list[list[Entry]]:
     """Entries that are one work, best source first (rank, then read order); groups in order of their
-    best entry."""
+    best entry.
+
+    The same native ID or DOI makes one work. Title, year and first author join a record without a DOI
+    to the one work with a DOI that has them (to none when several do: a conference abstract and its
+    article share all three), and records without a DOI to each other; two DOIs never merge.
+    """
     groups = _Groups(len(entries))
     owner: dict[str, int] = {}
+    titled: dict[str, list[int]] = {}
     for i, entry in enumerate(entries):
         for key in entry.merge_keys():
-            if key in owner:
+            if key.startswith("title:"):
+                titled.setdefault(key, []).append(i)
+            elif key in owner:
                 groups.union(owner[key], i)
             else:
                 owner[key] = i
+    for members in titled.values():
+        with_doi = {groups.find(i) for i in members if entries[i].work.get("doi")}
+        without = [i for i in members if not entries[i].work.get("doi")]
+        if len(with_doi) <= 1 and without:
+            anchor = next(iter(with_doi)) if with_doi else without[0]
+            for i in without:
+                groups.union(anchor, i)
     members: dict[int, list[Entry]] = {}
     for i, entry in enumerate(entries):
         members.setdefault(groups.find(i), []).append(entry)
