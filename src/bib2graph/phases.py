@@ -138,8 +138,11 @@ def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
     seeds, candidates = read_table(inp["seeds"], SEEDS), read_table(inp["candidates"], CANDIDATES)
     result = build_corpus(Bundle.read(_folder(inp["pool"])), seeds, candidates, read_decisions(inp["curation"]),
                           spec["filter"])
+    from .export.bibliography import entries, write_bibliography
+
     result.corpus.write(_folder(out["tables"]))
     write_table(result.screening, SCREENING, out["screening"])
+    write_bibliography(entries(result.corpus), out["bibliography"])   # by work ID
     sources = (json.loads(Path(inp["sources"]).read_text(encoding="utf-8"))["counts"]["files"]
                if inp.get("sources") else None)
     write_json(out["prisma"], prisma(seeds, candidates, result.screening, sources))
@@ -215,7 +218,25 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> d
     if "vosviewer" in formats:
         export.write_vosviewer(net, folder / "vosviewer_map.txt", folder / "vosviewer_network.txt",
                                folder / "vosviewer.json", xy)
+    if "bibliography" in formats:
+        _export_bibliography(spec, kind, inp, net, corpus, folder)
     return {"formats": formats, "files": export_names(formats)}
+
+
+def _export_bibliography(spec: dict, kind: str, inp: Named, net, corpus: Bundle, folder: Path) -> None:
+    """The network's corpus works in reading order, tagged with their clusters; item networks find a
+    work's items as the network job did (thesaurus included)."""
+    from .export.bibliography import network_entries, write_bibliography
+    from .export.reading import PAPER_KINDS
+    from .networks.builders import item_rows
+
+    items = None
+    if kind not in PAPER_KINDS:
+        params = dict(spec["network"])
+        params["thesaurus"] = inp["thesaurus"][0] if inp.get("thesaurus") else None
+        items = item_rows(kind, corpus, params)[0][["work_id", "item_id"]]
+    write_bibliography(network_entries(kind, net.nodes, corpus, items),
+                       [folder / f"bibliography{suffix}" for suffix in (".bib", ".ris", ".csl.json")])
 
 
 def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:

@@ -44,7 +44,13 @@ EXPORT_FILES = {
     "csv": ["nodes.csv", "edges.csv", "reading_order.csv"],
     "pajek": ["network.net"],
     "vosviewer": ["vosviewer_map.txt", "vosviewer_network.txt", "vosviewer.json"],
+    "bibliography": ["bibliography.bib", "bibliography.ris", "bibliography.csl.json"],
 }
+#: The corpus's bibliography, in the formats a reference manager imports (bib2graph.export.bibliography).
+CORPUS_BIBLIOGRAPHY = ["results/corpus/bibliography.bib", "results/corpus/bibliography.ris",
+                       "results/corpus/bibliography.csl.json"]
+#: The network kinds that take a thesaurus (networks.<kind>.thesaurus).
+THESAURUS_KINDS = ("coauthorship", "institutions", "keywords")
 
 
 def export_names(formats: list[str]) -> list[str]:
@@ -100,7 +106,8 @@ def _cited_wanted(spec: dict) -> bool:
 
 def _corpus_out(_spec):
     return {"tables": bundle("results/corpus"), "screening": "results/corpus/screening.parquet",
-            "prisma": "results/corpus/prisma.json", "manifest": "results/corpus/manifest.json"}
+            "prisma": "results/corpus/prisma.json", "bibliography": list(CORPUS_BIBLIOGRAPHY),
+            "manifest": "results/corpus/manifest.json"}
 
 
 def _network_out(_spec):
@@ -170,8 +177,9 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
         return {"pending": [str(pending)] if pending.is_file() else []}
     if rule == "corpus":
         return {"curation": [str(Path(root) / CURATION_FILE)]}
-    if rule == "network" and kind == "keywords":
-        thesaurus = spec["networks"]["keywords"].get("thesaurus")
+    if kind in THESAURUS_KINDS and (rule == "network" or (rule == "export" and "bibliography"
+                                                          in spec["export"]["formats"])):
+        thesaurus = spec["networks"][kind].get("thesaurus")   # the export tags works with their items' clusters
         return {"thesaurus": paths([thesaurus]) if thesaurus else []}
     return {}
 
@@ -231,6 +239,8 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
         source = spec["source"]
         return canonical_json({"source": {"files": source["files"], "formats": source["formats"]},
                                "strict": spec["strict"]})
+    if rule == "export":   # the bibliography finds a work's items as the network did
+        return canonical_json({"export": spec["export"], "network": spec["networks"][kind]})
     if rule == "cited":   # the co-citation threshold says which cited works are nodes
         return canonical_json({**{key: spec[key] for key in RULES[rule].spec_keys},
                                "min_citing": spec["networks"]["cocitation"]["min_occurrences"]})

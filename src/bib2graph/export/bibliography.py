@@ -26,6 +26,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from ..atomic import write_text
 from ..tables import Bundle
 from .common import native
 
@@ -295,4 +296,45 @@ def to_csl_json(items: Iterable[Entry]) -> str:
     return json.dumps([csl_item(e) for e in items], ensure_ascii=False, sort_keys=True, indent=2) + "\n"
 
 
-WRITERS = {"bib": to_bibtex, "ris": to_ris, "csl.json": to_csl_json}
+WRITERS = {".bib": to_bibtex, ".ris": to_ris, ".csl.json": to_csl_json}
+
+
+def write_bibliography(items: list[Entry], paths: Iterable[str]) -> None:
+    """Write each path (``….bib``, ``….ris``, ``….csl.json``) in the format its name ends with."""
+    for path in paths:
+        suffix = next(s for s in WRITERS if str(path).endswith(s))
+        write_text(path, WRITERS[suffix](items))
+
+
+# ----------------------------------------------------------------------------------------------------
+# A network's bibliography
+
+
+def cluster_tag(cluster) -> str:
+    return f"b2g:cluster-{int(cluster)}"
+
+
+def network_entries(kind: str, nodes: pd.DataFrame, corpus: Bundle, items: pd.DataFrame | None = None) -> list[Entry]:
+    """The corpus works of a network in reading order, tagged with their clusters, the note naming their place.
+
+    Paper networks: the works are the nodes, in `reading_order`. Item networks (authors, institutions,
+    terms): `items` holds the network's ``(work_id, item_id)`` rows; a work comes at the reading position
+    of its first-read item and is tagged with the clusters of all its items; works with no item in the
+    network are left out."""
+    from .reading import PAPER_KINDS, reading_order
+
+    ranked = reading_order(kind, nodes)
+    if kind in PAPER_KINDS:
+        order = list(ranked["node_id"])
+        tags = {r.node_id: [cluster_tag(r.cluster)] for r in ranked.itertuples(index=False)}
+        notes = {r.node_id: f"reading order {n}; cluster {int(r.cluster)}, rank {int(r.rank)}"
+                 for n, r in enumerate(ranked.itertuples(index=False), 1)}
+        return entries(corpus, order, tags, notes)
+    place = ranked[["node_id", "cluster"]].assign(position=range(len(ranked)))
+    rows = items.drop_duplicates().merge(place, left_on="item_id", right_on="node_id")
+    works = rows.groupby("work_id").agg(position=("position", "min"), clusters=("cluster", lambda c: sorted(set(c))))
+    works = works.reset_index().sort_values(["position", "work_id"], kind="mergesort")
+    order = list(works["work_id"])
+    tags = {r.work_id: [cluster_tag(c) for c in r.clusters] for r in works.itertuples(index=False)}
+    notes = {wid: f"reading order {n}" for n, wid in enumerate(order, 1)}
+    return entries(corpus, order, tags, notes)

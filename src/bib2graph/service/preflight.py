@@ -42,13 +42,14 @@ class ExternalInput:
 _SPEC_LISTS = {"sources": ("source", "files"), "seed_files": ("seed", "files")}
 
 
-def _named(role: str, spec: dict[str, Any], paths: list[str], root: Path) -> list[tuple[str, str]]:
+def _named(role: str, spec: dict[str, Any], paths: list[str], root: Path,
+           kind: str | None = None) -> list[tuple[str, str]]:
     """(place, name) of each path: where the spec names the file, or the file itself."""
     if role in _SPEC_LISTS:
         section, key = _SPEC_LISTS[role]
         return [(f"{section}.{key}.{n}", name) for n, name in enumerate(spec[section][key])]
     if role == "thesaurus":
-        return [("networks.keywords.thesaurus", spec["networks"]["keywords"]["thesaurus"])]
+        return [(f"networks.{kind}.thesaurus", spec["networks"][kind]["thesaurus"])]
     return [(name, name) for name in (Path(p).relative_to(root).as_posix() for p in paths)]
 
 
@@ -57,7 +58,7 @@ def external_inputs(ws: Workspace, spec: dict[str, Any]) -> list[ExternalInput]:
     found: dict[tuple[str, str], ExternalInput] = {}
     for job in registry.jobs(spec, ws.root):
         for role, paths in registry.external_inputs(spec, job.rule, job.kind, ws.root).items():
-            for path, (place, name) in zip(paths, _named(role, spec, paths, ws.root)):
+            for path, (place, name) in zip(paths, _named(role, spec, paths, ws.root, job.kind)):
                 declared = spec["source"]["formats"].get(name) if role == "sources" else None
                 found.setdefault((role, path), ExternalInput(role, place, name, Path(path), declared))
     return list(found.values())

@@ -110,7 +110,7 @@ def _split_wos(text: str) -> list[str]:
 def _wos_doi(part: str) -> str | None:
     """The first DOI of a WoS "DOI 10.…", "DOI DOI 10.…" or "DOI [10.…, DOI 10.…;EPUB]" part."""
     match = _DOI_IN_TEXT.search(part)
-    return normalize_doi(re.sub(r"[;,.]+$", "", match.group(1).split(";")[0])) if match else None
+    return normalize_doi(re.sub(r"(?i)(;\s*epub)?[;,.]*$", "", match.group(1))) if match else None
 
 
 def _parse_wos(raw: str, text: str) -> ParsedRef:
@@ -139,15 +139,15 @@ def _parse_wos(raw: str, text: str) -> ParsedRef:
 
 def _wos_tag(part: str) -> str | None:
     """Which tagged WoS field a comma part is: V45 / v45, P425 / pD658, DOI …, ARTN …, PII …."""
-    if re.match(r"(?i)^doi\b", part):
+    if re.match(r"(?i)^doi\s*\[?\s*(?:doi\s*)?10\.", part):
         return "doi"
     if re.match(r"(?i)^artn\b", part):
         return "article"
     if re.match(r"(?i)^pii\b", part):
         return "pii"
-    if re.match(r"^[Vv]\s?\d", part):
+    if re.fullmatch(r"[Vv]\s?\d[\w.\-]*", part):
         return "volume"
-    if re.match(r"^[Pp]\s?[A-Za-z]?\d", part) and not re.match(r"^[Pp]\s?\d+\s+\D", part):
+    if re.fullmatch(r"[Pp]\s?[A-Za-z]?\d[\w\-]*", part):
         return "page"
     return None
 
@@ -163,7 +163,7 @@ _SURNAME = r"(?:[^\W\d_][\w'’`\-]*)(?:\s+[^\W\d_][\w'’`\-]*){0,3}"
 _AUTHOR = re.compile(rf"^{_SURNAME}\s+{_INITIALS}$")
 _INITIALS_ONLY = re.compile(rf"^{_INITIALS}$")
 _ET_AL = re.compile(r"(?i)^et\s*al\.?$")
-_PAGES = re.compile(r"(?i)^(?:pp?\.\s*([A-Za-z]?\d+\w*)|(\d+)\s*-\s*\d+$)")
+_PAGES = re.compile(r"(?i)^(?:pp?\.\s*([A-Za-z]?\d+\w*)|(\d+)\s*[-–]\s*\d+$)")
 _OLD_TAIL = re.compile(r"\.\s,\s")   # old Scopus: "pp. 39-63. , Ch. 3 in, Eds. …" (publisher notes follow)
 _NUMBER = re.compile(r"^([A-Za-z]?\d+[A-Za-z]?)(?:\s*\(([^)]*)\))?\.?$")
 
@@ -227,7 +227,7 @@ def _scopus_new(body: str, dated: bool) -> dict:
     parts = [p.strip() for p in body.split(", ") if p.strip()]
     parts, volume, page = _tail_numbers(parts)
     anchored = volume is not None or page is not None
-    author, n = _authors(parts, keep=1 if anchored else 0)
+    author, n = _authors(parts, keep=1 if anchored and len(parts) > 1 else 0)
     rest = parts[n:]
     title = source = None
     if len(rest) == 1 and (anchored or dated):
@@ -367,14 +367,14 @@ class SourceFolding:
 
 
 def merge_doi_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = None) -> dict[str, str]:
-    """``key:…`` identity → ``doi:…`` identity, for each key that the DOI-bearing references share with
-    exactly one DOI: the same work cited once with its DOI and once without becomes one node. A key
-    seen with two DOIs maps to neither."""
+    """``key:…`` identity → ``doi:…`` identity, for each key that the DOI-bearing references answer to
+    (as `work_keys` lists them: volume or page may be missing from the DOI-less one) with exactly one
+    DOI: the same work cited once with its DOI and once without becomes one node. A key seen with two
+    DOIs maps to neither."""
     dois: dict[str, set[str]] = defaultdict(set)
     for ref in refs:
         if ref.doi:
-            key = identity_key(replace(ref, doi=None), fold)
-            if key.startswith("key:"):
+            for key in work_keys(ref.first_author, ref.year, ref.source, None, ref.volume, ref.page, None, fold):
                 dois[key].add(ref.doi)
     return {key: f"doi:{next(iter(found))}" for key, found in sorted(dois.items()) if len(found) == 1}
 
