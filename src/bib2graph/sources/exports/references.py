@@ -184,7 +184,8 @@ def _parse_scopus(raw: str, text: str) -> ParsedRef:
         fields = _scopus_old(text[:years[0].start()], text[years[0].end():])
         year = int(years[0].group(1))
     else:
-        fields, year = _scopus_new(text, dated=False), None
+        fields = _scopus_new(text, dated=False)
+        year = fields.pop("year", None)
     return ParsedRef(raw=raw, year=year, doi=doi, **fields)
 
 
@@ -207,26 +208,29 @@ def _authors(parts: list[str], keep: int) -> tuple[str | None, int]:
     return first, i
 
 
-def _tail_numbers(parts: list[str]) -> tuple[list[str], str | None, str | None]:
-    """Pops pages ("pp. 425-455", "p. 1549") and volume/issue numbers from the end of a new-style body."""
-    page = volume = None
+def _tail_numbers(parts: list[str], dated: bool) -> tuple[list[str], str | None, str | None, int | None]:
+    """Pops pages ("pp. 425-455", "p. 1549") and volume/issue numbers from the end of a new-style body;
+    without a "(2000)" a bare year among them ("Nanotechnology, 23, 2012, pp. 1-8") is the year."""
+    page = volume = year = None
     if parts and (m := _PAGES.match(parts[-1])):
         page, parts = m.group(1) or m.group(2), parts[:-1]
     numbers = []
-    while parts and _NUMBER.match(parts[-1]) and len(numbers) < 2:
+    while parts and _NUMBER.match(parts[-1]) and len(numbers) < 3:
         numbers.insert(0, parts[-1])
         parts = parts[:-1]
+    if not dated and numbers and re.fullmatch(r"1[89]\d\d|20\d\d", numbers[-1]):
+        year = int(numbers.pop())
     if numbers:
         volume = _NUMBER.match(numbers[0]).group(1)
-    return parts, volume, page
+    return parts, volume, page, year
 
 
 def _scopus_new(body: str, dated: bool) -> dict:
     """Authors, title, source, volume, issue, pages; the source is the last part before the numbers,
     and a lone part is a source only when a year, volume or page shows this is a reference at all."""
     parts = [p.strip() for p in body.split(", ") if p.strip()]
-    parts, volume, page = _tail_numbers(parts)
-    anchored = volume is not None or page is not None
+    parts, volume, page, year = _tail_numbers(parts, dated)
+    anchored = volume is not None or page is not None or year is not None
     author, n = _authors(parts, keep=1 if anchored and len(parts) > 1 else 0)
     rest = parts[n:]
     title = source = None
@@ -236,7 +240,8 @@ def _scopus_new(body: str, dated: bool) -> dict:
         title = rest[0]
     elif rest:
         title, source = ", ".join(rest[:-1]), rest[-1]
-    return {"first_author": author, "title": title, "source": source, "volume": volume, "page": page}
+    fields = {"first_author": author, "title": title, "source": source, "volume": volume, "page": page}
+    return fields | ({"year": year} if year else {})
 
 
 def _scopus_old(left: str, right: str) -> dict:
@@ -244,6 +249,9 @@ def _scopus_old(left: str, right: str) -> dict:
     author, n = _authors(parts, keep=0)
     title = ", ".join(parts[n:]) or None
     source = volume = page = None
+    if title and (right.lstrip().startswith(",") or not right.strip()):
+        # a book: "Coey, J.M.D., Magnetism and Magnetic Materials (2010), Cambridge University Press"
+        return {"first_author": author, "title": title, "source": title, "volume": None, "page": None}
     for part in (p.strip() for p in right.strip().split(",")):
         if not part:
             continue
