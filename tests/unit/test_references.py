@@ -149,9 +149,29 @@ def test_scopus_layouts_old_and_new():
     assert parse_reference("We use the convention (Equation presented) and (Equation presented)", "scopus") is None
 
 
+def test_old_scopus_layout_of_a_real_export_agrees_with_its_fields():
+    """litstudy's Scopus CSV writes references "Surname, I., Title (1984) Source, 45 (3), pp. 1-9"."""
+    refs = _column(DATA / "scopus" / "litstudy-scopus.csv", "References", ",")
+    assert len(refs) > 400
+    parsed = [parse_reference(raw, "scopus") for raw in refs]
+    _report("Scopus References (old layout)", refs, parsed)
+    checked = 0
+    for raw, ref in zip(refs, parsed):
+        m = re.match(r"^([^,(]+), ((?:[A-Z]\.-?)+), .*?\((1[5-9]\d\d|20\d\d)\) ([^,]+), (\d+)(?: \(\w+\))?, ", raw)
+        if m:
+            checked += 1
+            assert author_key(ref.first_author) == author_key(f"{m.group(1)}, {m.group(2)}"), raw
+            assert (ref.year, ref.source, ref.volume) == (int(m.group(3)), m.group(4).rstrip("."), m.group(5)), raw
+    assert checked > 100
+
+
 def test_generic_style_reads_both_shapes():
     assert parse_reference("Ahuja G, 2000, ADMIN SCI QUART, V45, P425", "generic").source == "ADMIN SCI QUART"
     assert parse_reference("Reich, S., (1999) SIAM J Numer Anal, 36, p. 1549", "generic").volume == "36"
+    new = parse_reference("Van Vleck J., Ferromagnetic resonance, Physica, 17, (1951)", "generic")
+    assert (new.first_author, new.title, new.source, new.year) == ("Van Vleck J.", "Ferromagnetic resonance",
+                                                                   "Physica", 1951)
+    assert parse_reference("Doi T, 2005, J NEUROSCI, V25, P950", "generic").first_author == "Doi T"
     with pytest.raises(ValueError):
         parse_reference("x", "apa")
 

@@ -86,10 +86,12 @@ def parse_reference(raw: str, style: str) -> ParsedRef | None:
 
 def _looks_like_wos(text: str) -> bool:
     """WoS puts the year second, between commas, and tags volume, page and DOI (V12, P34, DOI 10.…)."""
+    if _YEAR_PAREN.search(text):
+        return False
     parts = _split_wos(text)
     if len(parts) > 1 and _YEAR.match(parts[1]) or parts and _YEAR.match(parts[0]):
-        return not re.search(r"\(\d{4}\)", text)
-    return any(re.match(r"(?i)^(v\d+|p[a-z]?\d+|doi )", p) for p in parts[1:])
+        return True
+    return any(_wos_tag(p) in ("volume", "page", "doi") for p in parts[1:])
 
 
 def _split_wos(text: str) -> list[str]:
@@ -162,6 +164,7 @@ _INITIALS = rf"(?:[{_UP}][{_LOW}]?\.?(?:\s?-?\s?[{_UP}][{_LOW}]?\.?){{0,7}})"
 _SURNAME = r"(?:[^\W\d_][\w'’`\-]*)(?:\s+[^\W\d_][\w'’`\-]*){0,3}"
 _AUTHOR = re.compile(rf"^{_SURNAME}\s+{_INITIALS}$")
 _INITIALS_ONLY = re.compile(rf"^{_INITIALS}$")
+_SUFFIX = re.compile(r"(?i)\s+(?:jr|sr|ii|iii|iv)\.?$")   # "MacKerell Jr., A.D."
 _ET_AL = re.compile(r"(?i)^et\s*al\.?$")
 _PAGES = re.compile(r"(?i)^(?:pp?\.\s*([A-Za-z]?\d+\w*)|(\d+)\s*[-–]\s*\d+$)")
 _OLD_TAIL = re.compile(r"\.\s,\s")   # old Scopus: "pp. 39-63. , Ch. 3 in, Eds. …" (publisher notes follow)
@@ -198,7 +201,8 @@ def _authors(parts: list[str], keep: int) -> tuple[str | None, int]:
         if _ET_AL.match(part):
             i += 1
             continue
-        if i + 1 < len(parts) - keep and _INITIALS_ONLY.match(parts[i + 1]) and re.fullmatch(_SURNAME, part):
+        bare = _SUFFIX.sub("", part)
+        if i + 1 < len(parts) - keep and _INITIALS_ONLY.match(parts[i + 1]) and re.fullmatch(_SURNAME, bare):
             name, i = f"{part}, {parts[i + 1]}", i + 2
         elif _AUTHOR.match(part):
             name, i = part, i + 1
@@ -288,8 +292,10 @@ def author_key(name: str | None) -> str | None:
     if _ANONYMOUS.match(name.strip("*[] ")) or _ANONYMOUS.match(name):
         return ANONYMOUS
     name = name.strip().lstrip("*")
+    name = _SUFFIX.sub("", name)
     if "," in name:
         surname, given = name.split(",", 1)
+        surname = _SUFFIX.sub("", surname.strip())
     else:
         tokens = name.split()
         cut = len(tokens)
