@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bib2graph.sources.exports.references import (ParsedRef, ReferenceResolver, SourceFolding, author_key,
-                                                  identity_key, merge_doi_identities, parse_reference, source_key,
+                                                  identity_key, merge_identities, parse_reference, source_key,
                                                   work_keys)
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -117,7 +117,8 @@ def test_every_scopus_reference_is_parsed_or_none_and_agrees_with_its_layout(sco
     assert kinds["none"] < 0.01 * len(scopus_refs)
     for raw, ref in zip(scopus_refs, parsed):
         ending = re.search(r"\((1[5-9]\d\d|20\d\d)\)$", raw)   # a year, not "(1445)", a volume
-        numbers = re.search(r"(?:^|, )(\d+), (?:[A-Za-z]?\d+, )?(?:pp?\. ([A-Za-z]?\d\w*)[^,]*, )?\(\d{4}\)$", raw)
+        numbers = re.search(r"(?:^|, )[^,]*[A-Za-z][^,]*, (\d+)(?:[-–]\d+)?, (?:[A-Za-z]?\d+(?:[-–]\d+)?, )?"
+                            r"(?:pp?\. ([A-Za-z]?\d\w*)[^,]*, )?\(\d{4}\)$", raw)
         if ending:
             assert ref is not None and ref.year == int(ending.group(1)), raw
         if numbers and ref is not None:
@@ -200,15 +201,27 @@ def test_real_pairs_written_two_ways_fold(wos_refs):
     assert len(set(gubbi)) == 3
     assert len({identity_key(parse_reference(r, "wos")) for r in gubbi}) == 1
     atzori = [parse_reference(r, "wos") for r in set(wos_refs) if re.match(r"(?i)atzori l\.?, 2010", r)]
-    merged = merge_doi_identities(atzori)
+    merged = merge_identities(atzori)
     assert {merged.get(identity_key(r), identity_key(r)) for r in atzori} == {"doi:10.1016/j.comnet.2010.05.010"}
+
+
+def test_scopus_references_with_and_without_pages_fold(scopus_refs):
+    """Jiles & Atherton 1986 is cited in bibx-scopus.csv with pages, without, with full and ISO titles."""
+    jiles = [parse_reference(r, "scopus") for r in set(scopus_refs) if re.match(r"Jiles D\. ?C\., Atherton", r)]
+    by_year = defaultdict(set)
+    merged = merge_identities(jiles)
+    for ref in jiles:
+        by_year[ref.year].add(merged.get(identity_key(ref), identity_key(ref)))
+    assert len([r for r in jiles if r.year == 1986]) >= 3
+    assert by_year[1986] == {"key:JILES D|1986||61|48"}
+    assert by_year[1984] != by_year[1986]
 
 
 def test_different_works_stay_apart(wos_refs, scopus_refs):
     newman = [parse_reference(r, "wos") for r in set(wos_refs) if r.startswith("Newman MEJ, 2001, PHYS REV E, V64")]
     assert len({r.doi for r in newman}) == 2
     assert len({identity_key(r) for r in newman}) == 2
-    assert not any(v.startswith("doi:10.1103/physreve.64") for v in merge_doi_identities(newman).values())
+    assert not any(v.startswith("doi:10.1103/physreve.64") for v in merge_identities(newman).values())
     # every two references with different years, volumes or pages (by regex) get different keys
     seen: dict[str, tuple] = {}
     for raw in wos_refs:

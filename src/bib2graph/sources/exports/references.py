@@ -26,8 +26,8 @@ Identity (`identity_key`), in order:
 
 `work_keys` lists the keys a corpus work answers to and `ReferenceResolver` matches references to works
 by DOI first and key second; a key shared by two corpus works matches neither, and is counted.
-`merge_doi_identities` gives a reference written without its DOI the identity of the DOI-bearing
-references with the same key, so one cited work does not split into a ``doi:`` and a ``key:`` node.
+`merge_identities` gives a reference written without its DOI (or volume, or page) the identity of the
+fuller references of the same work, so one cited work does not split into a ``doi:`` and a ``key:`` node.
 """
 
 from __future__ import annotations
@@ -166,9 +166,9 @@ _AUTHOR = re.compile(rf"^{_SURNAME}\s+{_INITIALS}$")
 _INITIALS_ONLY = re.compile(rf"^{_INITIALS}$")
 _SUFFIX = re.compile(r"(?i)\s+(?:jr|sr|ii|iii|iv)\.?$")   # "MacKerell Jr., A.D."
 _ET_AL = re.compile(r"(?i)^et\s*al\.?$")
-_PAGES = re.compile(r"(?i)^(?:pp?\.\s*([A-Za-z]?\d+\w*)|(\d+)\s*[-–]\s*\d+$)")
+_PAGES = re.compile(r"(?i)^pp?\.\s*([A-Za-z]?\d+\w*)")   # Scopus marks pages; "20-21" is a volume
 _OLD_TAIL = re.compile(r"\.\s,\s")   # old Scopus: "pp. 39-63. , Ch. 3 in, Eds. …" (publisher notes follow)
-_NUMBER = re.compile(r"^([A-Za-z]?\d+[A-Za-z]?)(?:\s*\(([^)]*)\))?\.?$")
+_NUMBER = re.compile(r"^([A-Za-z]?\d+[A-Za-z]?)(?:\s*[-–/]\s*\d+)?(?:\s*\(([^)]*)\))?\.?$")   # 45, 45 (3), 1-2
 
 
 def _parse_scopus(raw: str, text: str) -> ParsedRef:
@@ -217,7 +217,7 @@ def _tail_numbers(parts: list[str], dated: bool) -> tuple[list[str], str | None,
     without a "(2000)" a bare year among them ("Nanotechnology, 23, 2012, pp. 1-8") is the year."""
     page = volume = year = None
     if parts and (m := _PAGES.match(parts[-1])):
-        page, parts = m.group(1) or m.group(2), parts[:-1]
+        page, parts = m.group(1), parts[:-1]
     numbers = []
     while parts and _NUMBER.match(parts[-1]) and len(numbers) < 3:
         numbers.insert(0, parts[-1])
@@ -260,7 +260,7 @@ def _scopus_old(left: str, right: str) -> dict:
         if not part:
             continue
         if m := _PAGES.match(part):
-            page = page or m.group(1) or m.group(2)
+            page = page or m.group(1)
             break
         if (m := _NUMBER.match(part)) and source:
             volume = volume or m.group(1)
@@ -380,17 +380,27 @@ class SourceFolding:
         return self.mapping.get(normalize_raw(name), name)
 
 
-def merge_doi_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = None) -> dict[str, str]:
-    """``key:…`` identity → ``doi:…`` identity, for each key that the DOI-bearing references answer to
-    (as `work_keys` lists them: volume or page may be missing from the DOI-less one) with exactly one
-    DOI: the same work cited once with its DOI and once without becomes one node. A key seen with two
-    DOIs maps to neither."""
+def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = None) -> dict[str, str]:
+    """``key:…`` identity → the fuller identity of the same cited work, so that one work cited with and
+    without its DOI, volume or page is one node. The fuller references are those with a DOI, else those
+    with volume and page; each answers to its keys as `work_keys` lists them (volume or page left out).
+    A key maps to the one DOI the DOI-bearing references answering it carry, else to the one
+    volume-and-page key the others answering it have; a key with two candidates maps to neither."""
     dois: dict[str, set[str]] = defaultdict(set)
+    fuller: dict[str, set[str]] = defaultdict(set)
     for ref in refs:
-        if ref.doi:
-            for key in work_keys(ref.first_author, ref.year, ref.source, None, ref.volume, ref.page, None, fold):
-                dois[key].add(ref.doi)
-    return {key: f"doi:{next(iter(found))}" for key, found in sorted(dois.items()) if len(found) == 1}
+        own = identity_key(replace(ref, doi=None), fold)
+        if not (ref.doi or (_number(ref.volume) and _number(ref.page) and own.startswith("key:"))):
+            continue
+        for key in work_keys(ref.first_author, ref.year, ref.source, None, ref.volume, ref.page, None, fold):
+            if ref.doi:
+                dois[key].add(f"doi:{ref.doi}")
+            elif key != own:
+                fuller[key].add(own)
+    merged = {key: next(iter(found)) for key, found in dois.items() if len(found) == 1}
+    merged.update((key, next(iter(found))) for key, found in fuller.items()
+                  if len(found) == 1 and key not in dois)
+    return {key: merged[key] for key in sorted(merged)}
 
 
 # --------------------------------------------------------------------------------------------- matching
