@@ -205,6 +205,14 @@ def test_real_pairs_written_two_ways_fold(wos_refs):
     assert {merged.get(identity_key(r), identity_key(r)) for r in atzori} == {"doi:10.1016/j.comnet.2010.05.010"}
 
 
+def test_merging_follows_a_partial_citation_through_its_full_form_to_the_doi():
+    forms = ["Atzori L, 2010, COMPUT NETW, V54, P2787, DOI 10.1016/j.comnet.2010.05.010",
+             "Atzori L., 2010, ELSEVIER COMPUTER NE, V54, P2787", "Atzori L., 2010, ELSEVIER COMPUTER NE, V54"]
+    refs = [parse_reference(form, "wos") for form in forms]
+    merged = merge_identities(refs)
+    assert {merged.get(identity_key(r), identity_key(r)) for r in refs} == {"doi:10.1016/j.comnet.2010.05.010"}
+
+
 def test_scopus_references_with_and_without_pages_fold(scopus_refs):
     """Jiles & Atherton 1986 is cited in bibx-scopus.csv with pages, without, with full and ISO titles."""
     jiles = [parse_reference(r, "scopus") for r in set(scopus_refs) if re.match(r"Jiles D\. ?C\., Atherton", r)]

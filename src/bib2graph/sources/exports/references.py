@@ -400,7 +400,8 @@ def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = Non
     merged = {key: next(iter(found)) for key, found in dois.items() if len(found) == 1}
     merged.update((key, next(iter(found))) for key, found in fuller.items()
                   if len(found) == 1 and key not in dois)
-    return {key: merged[key] for key in sorted(merged)}
+    # a key may map to a volume-and-page key that itself maps to a DOI (their sources spelled apart)
+    return {key: merged.get(merged[key], merged[key]) for key in sorted(merged)}
 
 
 # --------------------------------------------------------------------------------------------- matching
