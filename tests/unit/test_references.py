@@ -13,7 +13,7 @@ import pytest
 
 from bib2graph.sources.exports.references import (ParsedRef, ReferenceResolver, SourceFolding, author_key,
                                                   identity_key, merge_identities, parse_reference, source_key,
-                                                  work_keys)
+                                                  style_for, work_keys)
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 csv.field_size_limit(1 << 30)
@@ -175,6 +175,8 @@ def test_generic_style_reads_both_shapes():
     assert parse_reference("Doi T, 2005, J NEUROSCI, V25, P950", "generic").first_author == "Doi T"
     with pytest.raises(ValueError):
         parse_reference("x", "apa")
+    assert [style_for(f) for f in ("wos", "wos-tab", "scopus-csv", "scopus-ris", "ris", "bibtex", "lens-csv")] \
+        == ["wos", "wos", "scopus", "scopus", "generic", "generic", "generic"]
 
 
 @pytest.mark.parametrize("names", [("Smith J", "SMITH JA", "Smith, J.A.", "Smith John", "SMITH J."),

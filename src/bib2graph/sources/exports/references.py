@@ -66,6 +66,15 @@ _YEAR = re.compile(r"^(1[5-9]\d\d|20\d\d)$")
 _DOI_IN_TEXT = re.compile(r"(?i)\b(10\.\d{3,9}/[^\s\]]+)")
 
 
+STYLES = {"wos": "wos", "wos-tab": "wos", "scopus-csv": "scopus", "scopus-ris": "scopus"}
+
+
+def style_for(format: str) -> str:
+    """The reference style of an `Origin.format`: WoS and Scopus write theirs one way each; RIS, BibTeX
+    and Lens carry whatever the exporting database wrote, so both shapes are tried."""
+    return STYLES.get(format, "generic")
+
+
 def parse_reference(raw: str, style: str) -> ParsedRef | None:
     """`raw` parsed as a WoS CR field ("wos"), a Scopus reference ("scopus") or either ("generic": RIS N1,
     BibTeX), or None when neither an author, a year, a source nor a DOI can be found in it."""
