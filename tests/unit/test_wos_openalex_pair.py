@@ -64,7 +64,7 @@ def _author(work, style: int) -> str | None:
         return f"{surname} {initials}"
     if style == 1:
         return f"{surname.upper()} {initials[:1]}"
-    return f"{surname}, {'.'.join(initials)}."
+    return f"{surname} {'. '.join(initials)}."   # "Burt R. S.", as WoS writes some
 
 
 def _cr_line(cited, citing_id: str) -> str | None:
