@@ -24,8 +24,13 @@ def _spec_error(message: str, place: str, code: str = "SPEC_INVALID") -> SpecErr
 
 def _source(source: dict[str, Any]) -> None:
     if source["kind"] == "files" and not source["files"]:
-        raise _spec_error("source.files is empty: list the OpenAlex works files (.json, .jsonl, .jsonl.gz, .zip) "
-                          "that form the universe, or use `source.kind: openalex`", "source.files")
+        raise _spec_error("source.files is empty: list the files that form the universe (OpenAlex works "
+                          ".json/.jsonl/.zip, or Web of Science, Scopus, Lens, RIS, BibTeX exports), or use "
+                          "`source.kind: openalex`", "source.files")
+    for name in sorted(source.get("formats", {})):
+        if name not in source["files"]:
+            raise _spec_error(f"source.formats names {name!r}, which is not in source.files; write the path "
+                              "exactly as source.files does", f"source.formats.{name}")
     if source["kind"] == "openalex" and source["files"]:
         raise _spec_error("source.files is read only with `source.kind: files`; remove it or change the kind",
                           "source.files")
@@ -34,8 +39,11 @@ def _source(source: dict[str, Any]) -> None:
 def _seed(params: dict[str, Any]) -> None:
     seed, source = params["seed"], params["source"]
     _source(source)
-    if not (seed["ids"] or seed["dois"] or seed["query"] or seed["files"]):
-        raise _spec_error("no seeds: give seed.ids, seed.dois, seed.files or seed.query", "seed")
+    if not (seed["ids"] or seed["dois"] or seed["query"] or seed["files"] or seed.get("all")):
+        raise _spec_error("no seeds: give seed.ids, seed.dois, seed.files, seed.query or seed.all", "seed")
+    if seed.get("all") and source["kind"] != "files":
+        raise _spec_error("seed.all makes every work of source.files a seed and needs `source.kind: files`",
+                          "seed.all", code="SPEC_UNSUPPORTED")
     if seed["query"] is not None and not seed["query"].strip():
         raise _spec_error("seed.query is empty; remove it or write a search", "seed.query")
     if seed["query"] and source["kind"] != "openalex":
@@ -68,7 +76,7 @@ def _network(params: dict[str, Any]) -> None:
 
 
 CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
-    "cited": _chain,
+    "cited": _chain, "sources": lambda params: _source({"kind": "files", **params["source"]}),
     "seed": _seed, "chain": _chain, "corpus": _filter, "network": _network,
     "layout": lambda params: None, "export": lambda params: None, "report": lambda params: None,
 }

@@ -135,8 +135,13 @@ def build_corpus(pool: Bundle, seeds: pd.DataFrame, candidates: pd.DataFrame,
     return CorpusResult(corpus=corpus, screening=screening)
 
 
-def prisma(seeds: pd.DataFrame, candidates: pd.DataFrame, screening: pd.DataFrame) -> dict[str, Any]:
+def prisma(seeds: pd.DataFrame, candidates: pd.DataFrame, screening: pd.DataFrame,
+           sources: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """PRISMA 2020-style counts of one corpus build; every step adds up (checked, not assumed).
+
+    `sources` (a files source): per file the records read and those removed as duplicates of a work
+    another record gave (the `sources` job's merge), PRISMA's "records identified from databases" and
+    "duplicate records removed" per database; their difference is the universe seeds are drawn from.
 
     identified (seeds + each chaining round) − duplicates = screened;
     screened − excluded by each filter − excluded by people = included (people's accepts of filtered
@@ -156,6 +161,9 @@ def prisma(seeds: pd.DataFrame, candidates: pd.DataFrame, screening: pd.DataFram
     counts = {"identified": {**identified, "total": total}, "duplicates_removed": duplicates,
               "screened": len(screened), "excluded_by_filter": by_filter, "excluded_by_people": by_people,
               "reinstated_by_people": reinstated, "included": included}
+    if sources is not None:
+        counts["sources"] = {"files": sources, "records": sum(f["records"] for f in sources),
+                             "duplicates_removed": sum(f["duplicates"] for f in sources)}
     if total != len(screening) or len(screened) - sum(by_filter.values()) - by_people != included:
         raise RuntimeError(f"PRISMA counts do not add up: {counts}")
     return counts

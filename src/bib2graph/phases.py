@@ -26,18 +26,34 @@ from .seed import resolve_seeds
 from .skips import Skips
 from .sources.records import bundle_from_works
 from .sources.universe import FileUniverse
-from .tables import BUNDLE_TABLES, CANDIDATES, CITED, SCREENING, SEEDS, WORKS, Bundle, read_table, write_table
+from .tables import (BUNDLE_TABLES, CANDIDATES, CITED, ORIGINS, SCREENING, SEEDS, SOURCE_REFS, WORKS, Bundle,
+                     read_table, write_table)
 
 Named = dict[str, Any]
 
 
-def open_source(source: dict[str, Any], paths: list[str], skips: Skips):
-    """The works source the spec names: a universe of files, or OpenAlex through the raw store."""
+def open_source(source: dict[str, Any], universe: list[str], skips: Skips):
+    """The works source the spec names: the universe the `sources` job read from the files (its tables
+    `universe`), or OpenAlex through the raw store."""
     if source["kind"] == "openalex":
         from .sources.openalex_source import OpenAlexSource
 
         return OpenAlexSource.open(source["openalex"], skips=skips)
-    return FileUniverse.from_files(paths, names=source["files"], skips=skips)
+    cited = next(p for p in universe if p.endswith("/cited.parquet"))
+    return FileUniverse(Bundle.read(_folder(universe)), read_table(cited, SOURCE_REFS))
+
+
+def run_sources(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    """Read every source file once, merge the works several hold, resolve cited references."""
+    from .sources.ingest import ingest
+
+    source = spec["source"]
+    found = ingest([Path(p) for p in inp["sources"]], source["files"],
+                   [source["formats"].get(name) for name in source["files"]], skips)
+    found.bundle.write(_folder(out["tables"]))
+    write_table(found.cited, SOURCE_REFS, out["cited"])
+    write_table(found.origins, ORIGINS, out["origins"])
+    return found.counts
 
 
 def _folder(paths: list[str]) -> Path:
@@ -45,7 +61,7 @@ def _folder(paths: list[str]) -> Path:
 
 
 def run_seed(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
-    source = open_source(spec["source"], inp["sources"], skips)
+    source = open_source(spec["source"], inp["universe"], skips)
     try:
         result = resolve_seeds(source, spec["seed"], [Path(p) for p in inp["seed_files"]], spec["seed"]["files"],
                                skips=skips)
@@ -57,7 +73,7 @@ def run_seed(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> di
 
 
 def run_chain(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
-    source = open_source(spec["source"], inp["sources"], skips)
+    source = open_source(spec["source"], inp["universe"], skips)
     seeds = read_table(inp["seeds"], SEEDS)
     try:
         result = chain(source, list(seeds["work_id"]), spec["chain"])
@@ -100,7 +116,7 @@ def run_cited(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> d
     opened: list = []
 
     def lookup(work_ids: list[str]):   # the source is opened only when there is something to ask
-        opened.append(open_source(spec["source"], inp["sources"], skips))
+        opened.append(open_source(spec["source"], inp["universe"], skips))
         return look_up(opened[0], work_ids)
 
     try:
@@ -122,9 +138,14 @@ def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
     seeds, candidates = read_table(inp["seeds"], SEEDS), read_table(inp["candidates"], CANDIDATES)
     result = build_corpus(Bundle.read(_folder(inp["pool"])), seeds, candidates, read_decisions(inp["curation"]),
                           spec["filter"])
+    from .export.bibliography import entries, write_bibliography
+
     result.corpus.write(_folder(out["tables"]))
     write_table(result.screening, SCREENING, out["screening"])
-    write_json(out["prisma"], prisma(seeds, candidates, result.screening))
+    write_bibliography(entries(result.corpus), out["bibliography"])   # by work ID
+    sources = (json.loads(Path(inp["sources"]).read_text(encoding="utf-8"))["counts"]["files"]
+               if inp.get("sources") else None)
+    write_json(out["prisma"], prisma(seeds, candidates, result.screening, sources))
     screening = result.screening
     return {"pool": len(screening), "included": int(screening["included"].sum()),
             "excluded": {k: int(v) for k, v in screening["excluded_by"].value_counts().sort_index().items()},
@@ -197,7 +218,25 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> d
     if "vosviewer" in formats:
         export.write_vosviewer(net, folder / "vosviewer_map.txt", folder / "vosviewer_network.txt",
                                folder / "vosviewer.json", xy)
+    if "bibliography" in formats:
+        _export_bibliography(spec, kind, inp, net, corpus, folder)
     return {"formats": formats, "files": export_names(formats)}
+
+
+def _export_bibliography(spec: dict, kind: str, inp: Named, net, corpus: Bundle, folder: Path) -> None:
+    """The network's corpus works in reading order, tagged with their clusters; item networks find a
+    work's items as the network job did (thesaurus included)."""
+    from .export.bibliography import network_entries, write_bibliography
+    from .export.reading import PAPER_KINDS
+    from .networks.builders import item_rows
+
+    items = None
+    if kind not in PAPER_KINDS:
+        params = dict(spec["network"])
+        params["thesaurus"] = inp["thesaurus"][0] if inp.get("thesaurus") else None
+        items = item_rows(kind, corpus, params)[0][["work_id", "item_id"]]
+    write_bibliography(network_entries(kind, net.nodes, corpus, items),
+                       [folder / f"bibliography{suffix}" for suffix in (".bib", ".ris", ".csl.json")])
 
 
 def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
@@ -223,7 +262,7 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
 
 
 PHASES: dict[str, Callable[..., dict[str, Any]]] = {
-    "cited": run_cited,
+    "sources": run_sources, "cited": run_cited,
     "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network,
     "layout": run_layout, "export": run_export, "report": run_report,
 }

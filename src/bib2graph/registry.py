@@ -4,8 +4,12 @@ The workflow's rules take their inputs, outputs and params from here; `b2g statu
 preflight, snapshots and the manifests ask the same functions. A file therefore cannot be an input in
 one place and invisible in another, and every job's manifest lists exactly what the rule declares.
 
-    seed ─► chain ─► corpus ─► network:{kind} ─► layout:{kind} ─► export:{kind}
-                               └──────────────────────────────► report (also reads the layouts)
+    [sources ─►] seed ─► chain ─► corpus ─► network:{kind} ─► layout:{kind} ─► export:{kind}
+                                          └──────────────────────────────► report (also reads the layouts)
+
+`sources` (only with `source.kind: files`) reads the source files once, of whatever format, merges the
+works several files hold and resolves their cited references (sources/ingest.py); seed, chain and cited
+read its tables, never the files themselves.
 
 `cited` (chain ─► cited ─► network:cocitation; only with a co-citation network) collects the
 metadata of the works the pool cites, so that co-citation nodes outside the corpus get readable
@@ -40,7 +44,13 @@ EXPORT_FILES = {
     "csv": ["nodes.csv", "edges.csv", "reading_order.csv"],
     "pajek": ["network.net"],
     "vosviewer": ["vosviewer_map.txt", "vosviewer_network.txt", "vosviewer.json"],
+    "bibliography": ["bibliography.bib", "bibliography.ris", "bibliography.csl.json"],
 }
+#: The corpus's bibliography, in the formats a reference manager imports (bib2graph.export.bibliography).
+CORPUS_BIBLIOGRAPHY = ["results/corpus/bibliography.bib", "results/corpus/bibliography.ris",
+                       "results/corpus/bibliography.csl.json"]
+#: The network kinds that take a thesaurus (networks.<kind>.thesaurus).
+THESAURUS_KINDS = ("coauthorship", "institutions", "keywords")
 
 
 def export_names(formats: list[str]) -> list[str]:
@@ -58,6 +68,19 @@ class Rule:
     spec_keys: tuple[str, ...] = ()
     per_kind: bool = False
     wanted: Callable[[dict], bool] = lambda _spec: True   # whether the spec asks for this job at all
+
+
+SOURCES = "results/sources"
+SOURCE_TABLES = bundle(SOURCES) + [f"{SOURCES}/cited.parquet"]
+
+
+def _sources_out(_spec):
+    return {"tables": bundle(SOURCES), "cited": f"{SOURCES}/cited.parquet", "origins": f"{SOURCES}/origins.parquet",
+            "manifest": f"{SOURCES}/manifest.json"}
+
+
+def _files_source(spec: dict) -> bool:
+    return spec["source"]["kind"] == "files"
 
 
 def _seed_out(_spec):
@@ -83,7 +106,8 @@ def _cited_wanted(spec: dict) -> bool:
 
 def _corpus_out(_spec):
     return {"tables": bundle("results/corpus"), "screening": "results/corpus/screening.parquet",
-            "prisma": "results/corpus/prisma.json", "manifest": "results/corpus/manifest.json"}
+            "prisma": "results/corpus/prisma.json", "bibliography": list(CORPUS_BIBLIOGRAPHY),
+            "manifest": "results/corpus/manifest.json"}
 
 
 def _network_out(_spec):
@@ -106,12 +130,14 @@ def _report_out(_spec):
     return {"html": "results/report/index.html", "manifest": "results/report/manifest.json"}
 
 
-_TABLES = {"results/seed/seeds.parquet": "seeds", "results/chain/candidates.parquet": "candidates",
+_TABLES = {"results/seed/seeds.parquet": "seeds", f"{SOURCES}/cited.parquet": "source_refs",
+           f"{SOURCES}/origins.parquet": "origins", **{f"{SOURCES}/{name}.parquet": name for name in BUNDLE}, "results/chain/candidates.parquet": "candidates",
            CITED_WORKS: "cited",
            "results/corpus/screening.parquet": "screening",
            **{f"results/{folder}/{name}.parquet": name for folder in ("chain/pool", "corpus") for name in BUNDLE}}
 
 RULES: dict[str, Rule] = {rule.name: rule for rule in (
+    Rule("sources", "seed", _sources_out, ("source", "strict"), wanted=_files_source),
     Rule("seed", "seed", _seed_out, ("seed", "source", "strict")),
     Rule("chain", "chain", _chain_out, ("chain", "source", "strict")),
     Rule("cited", "chain", _cited_out, ("labels", "source", "strict"), wanted=_cited_wanted),
@@ -142,19 +168,18 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
     def paths(values):
         return [str(resolve_path(root, v)) for v in values]
 
+    if rule == "sources":
+        return {"sources": paths(spec["source"]["files"])}
     if rule == "seed":
-        return {"sources": paths(spec["source"]["files"]), "seed_files": paths(spec["seed"]["files"])}
+        return {"seed_files": paths(spec["seed"]["files"])}
     if rule == "chain":
         pending = Path(root) / MONITOR_PENDING
-        return {"sources": paths(spec["source"]["files"]),
-                "pending": [str(pending)] if pending.is_file() else []}
-    if rule == "cited":
-        reads = spec["source"]["kind"] == "files" and spec["labels"]["fetch"]
-        return {"sources": paths(spec["source"]["files"]) if reads else []}
+        return {"pending": [str(pending)] if pending.is_file() else []}
     if rule == "corpus":
         return {"curation": [str(Path(root) / CURATION_FILE)]}
-    if rule == "network" and kind == "keywords":
-        thesaurus = spec["networks"]["keywords"].get("thesaurus")
+    if kind in THESAURUS_KINDS and (rule == "network" or (rule == "export" and "bibliography"
+                                                          in spec["export"]["formats"])):
+        thesaurus = spec["networks"][kind].get("thesaurus")   # the export tags works with their items' clusters
         return {"thesaurus": paths([thesaurus]) if thesaurus else []}
     return {}
 
@@ -164,12 +189,16 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
     found: dict[str, Any] = dict(external_inputs(spec, rule, kind, root))
     if rule == "network" and kind == "cocitation":
         found["cited"] = CITED_WORKS
+    if rule in ("seed", "chain") or (rule == "cited" and spec["labels"]["fetch"]):
+        found["universe"] = list(SOURCE_TABLES) if _files_source(spec) else []
     if rule == "chain":
         found["seeds"] = "results/seed/seeds.parquet"
     elif rule == "corpus":
         found.update(seeds="results/seed/seeds.parquet", candidates="results/chain/candidates.parquet",
                      pool=bundle("results/chain/pool"))
         found["curation"] = found["curation"][0]
+        if _files_source(spec):
+            found["sources"] = f"{SOURCES}/manifest.json"
     elif rule == "cited":
         found["pool"] = list(CITED_POOL)
     elif rule == "network":
@@ -206,6 +235,12 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
     if rule == "network":
         return canonical_json({"network": spec["networks"][kind], "communities": spec["communities"],
                                "kind": kind})
+    if rule == "sources":   # what the files are, not how OpenAlex would be asked
+        source = spec["source"]
+        return canonical_json({"source": {"files": source["files"], "formats": source["formats"]},
+                               "strict": spec["strict"]})
+    if rule == "export":   # the bibliography finds a work's items as the network did
+        return canonical_json({"export": spec["export"], "network": spec["networks"][kind]})
     if rule == "cited":   # the co-citation threshold says which cited works are nodes
         return canonical_json({**{key: spec[key] for key in RULES[rule].spec_keys},
                                "min_citing": spec["networks"]["cocitation"]["min_occurrences"]})

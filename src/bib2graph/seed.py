@@ -24,6 +24,7 @@ class SeedSource(Protocol):
     def known_ids(self, work_ids: list[str]) -> dict[str, str]: ...
     def ids_for_dois(self, dois: list[str]) -> dict[str, str]: ...
     def search(self, query: str, max_results: int) -> list[str]: ...
+    def all_ids(self) -> set[str]: ...
 
 
 @dataclass
@@ -44,6 +45,9 @@ def resolve_seeds(source: SeedSource, seed_spec: dict[str, Any], seed_files: lis
     by_doi = source.ids_for_dois(sorted({d for d in dois if d}))
     found: dict[str, str] = {}
     unresolved: list[dict[str, str]] = []
+    if seed_spec.get("all"):   # the export is the corpus: every work the source files hold
+        for work_id in sorted(source.all_ids()):
+            found.setdefault(work_id, "all")
     if seed_spec.get("query"):
         for work_id in source.search(seed_spec["query"], seed_spec.get("max_results", 200)):
             found.setdefault(work_id, "query")
@@ -56,7 +60,7 @@ def resolve_seeds(source: SeedSource, seed_spec: dict[str, Any], seed_files: lis
         _add(found, unresolved, work_id, f"file:{name}", entry.key)
     seeds = conform(pd.DataFrame({"work_id": list(found), "seeded_by": list(found.values())}), SEEDS)
     if seeds.empty:
-        raise DataError("no seed resolved to a work: check seed.query / seed.ids / seed.dois / seed.files "
+        raise DataError("no seed resolved to a work: check seed.query / seed.ids / seed.dois / seed.files / seed.all "
                         f"({len(unresolved)} given, none found in the source)", code="NO_SEEDS",
                         details={"unresolved": unresolved[:20]})
     return SeedResult(seeds=seeds, unresolved=unresolved)

@@ -21,6 +21,9 @@ from .atomic import atomic_path
 from .errors import DataError
 
 TEXT = pa.Column(str, nullable=False)
+# OpenAlex's keywords, topics and concepts; exports' author keywords and indexer keywords (WoS Keywords
+# Plus, Scopus Index Keywords).
+TERM_FIELDS = ["keywords", "topics", "concepts", "author_keywords", "index_keywords"]
 OPTIONAL_TEXT = pa.Column(str, nullable=True, required=True)
 
 
@@ -70,7 +73,7 @@ REFERENCES = table_schema("references", {
 
 TERMS = table_schema("terms", {
     "work_id": TEXT,
-    "field": pa.Column(str, pa.Check.isin(["keywords", "topics", "concepts"])),
+    "field": pa.Column(str, pa.Check.isin(TERM_FIELDS)),
     "term_id": TEXT,
     "term": OPTIONAL_TEXT,
     "score": pa.Column(float, nullable=True),
@@ -116,6 +119,35 @@ CITED = table_schema("cited", {
     "citing": pa.Column("Int64", pa.Check.ge(0)),
     "in_pool": pa.Column(bool),
 }, ["work_id"])
+
+#: The cited references of export files that resolved to no work of the universe
+#: (results/sources/cited.parquet): one row per cited work, ``REF:`` + a hash of its `identity`.
+SOURCE_REFS = table_schema("source_refs", {
+    "work_id": TEXT,
+    "identity": TEXT,
+    "raw": TEXT,
+    "first_author": OPTIONAL_TEXT,
+    "year": pa.Column("Int64", nullable=True),
+    "title": OPTIONAL_TEXT,
+    "venue": OPTIONAL_TEXT,
+    "volume": OPTIONAL_TEXT,
+    "page": OPTIONAL_TEXT,
+    "doi": OPTIONAL_TEXT,
+    "citing": pa.Column("Int64", pa.Check.ge(0)),
+}, ["work_id"])
+
+#: Where each work of a files source came from (results/sources/origins.parquet): one row per record
+#: read; `primary` marks the record whose ID the work took, `fields` what each record supplied.
+ORIGINS = table_schema("origins", {
+    "work_id": TEXT,
+    "file": TEXT,
+    "format": TEXT,
+    "record": pa.Column("Int64", pa.Check.ge(1)),
+    "line": pa.Column("Int64", pa.Check.ge(0)),
+    "native_id": TEXT,
+    "primary": pa.Column(bool),
+    "fields": pa.Column(str),
+}, ["work_id", "file", "record"])
 
 BUNDLE_TABLES = {"works": WORKS, "authorships": AUTHORSHIPS, "affiliations": AFFILIATIONS,
                  "references": REFERENCES, "terms": TERMS}

@@ -1,7 +1,8 @@
-"""The keywords network's thesaurus: a TSV file a person edits to merge or drop terms before counting.
+"""A network's thesaurus: a TSV file a person edits to merge or drop terms, authors or institutions
+before counting (networks keywords, coauthorship and institutions).
 
-The header ``term_id<TAB>replace_by`` comes first; then one ``term<TAB>target`` a line, where an empty
-target drops the term. Blank lines and lines starting with ``#`` are skipped. Chains are followed
+The header ``term_id<TAB>replace_by`` (or VOSviewer's ``label<TAB>replace by``, same meaning) comes first;
+then one ``term<TAB>target`` a line, where an empty target drops the term. Blank lines and lines starting with ``#`` are skipped. Chains are followed
 (``a → b`` and ``b → c`` map both a and b to c), so the order of the lines does not matter. Each problem
 is a DataError (code THESAURUS_INVALID) whose message starts with ``file:line:``: a missing header, a
 line without exactly two cells, an empty term, a term mapped to two different targets (both lines are
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 HEADER = ("term_id", "replace_by")
+#: The headers a thesaurus may start with: ours, and VOSviewer's.
+HEADERS = (HEADER, ("label", "replace by"))
 
 
 def _invalid(path: Path, line: int, message: str, **details) -> DataError:
@@ -32,7 +35,7 @@ def _text(path: Path) -> str:
         return textio.read_text(path)
     except DataError as exc:
         if exc.code == "FILE_MISSING":
-            raise DataError(f"thesaurus {path} does not exist; check networks.keywords.thesaurus in the spec",
+            raise DataError(f"thesaurus {path} does not exist; check networks.<kind>.thesaurus in the spec",
                             code="THESAURUS_MISSING", details=exc.details) from None
         raise
 
@@ -46,9 +49,9 @@ def _entries(path: Path, text: str) -> dict[str, tuple[str, int]]:
             continue
         cells = [c.strip() for c in line.split("\t")]
         if not header:
-            if [c.lower() for c in cells] != list(HEADER):
-                raise _invalid(path, number, "the first line must be the header term_id<TAB>replace_by, not "
-                                             f"{line[:80]!r}")
+            if tuple(" ".join(c.lower().split()) for c in cells) not in HEADERS:
+                raise _invalid(path, number, "the first line must be the header term_id<TAB>replace_by (or "
+                                             f"VOSviewer's label<TAB>replace by), not {line[:80]!r}")
             header = True
         elif len(cells) != 2:
             raise _invalid(path, number, f"{len(cells)} tab-separated cells; a line is term_id<TAB>replace_by "
@@ -60,7 +63,8 @@ def _entries(path: Path, text: str) -> dict[str, tuple[str, int]]:
             raise _invalid(path, number, f"{cells[0]!r} is replaced by {cells[1]!r} here but by {target!r} on line "
                                          f"{first}; keep one of the two lines", first_line=first)
     if not header:
-        raise _invalid(path, 1, "no header line; the first line must be term_id<TAB>replace_by")
+        raise _invalid(path, 1, "no header line; the first line must be term_id<TAB>replace_by (or VOSviewer's "
+                                "label<TAB>replace by)")
     return entries
 
 

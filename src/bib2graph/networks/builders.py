@@ -487,32 +487,109 @@ def build_items(incidence: pd.DataFrame, labels: pd.Series, params: dict, years:
 
 
 def build_coauthorship(corpus: Bundle, params: dict) -> Raw:
-    """Co-authorship: nodes are authors (OpenAlex author IDs; authorships without an ID are skipped)."""
-    a = corpus_rows(corpus, "authorships")
-    a = a[a["author_id"].notna()]
-    incidence = pd.DataFrame({"work_id": a["work_id"], "item_id": a["author_id"]})
-    labels = _mode_label(a, "author_id", "author_name")
-    return build_items(incidence, labels, params, work_years(corpus))
+    """Co-authorship: nodes are authors (OpenAlex author IDs; authorships without an ID are skipped
+    unless the thesaurus names them)."""
+    return _build_item_kind("coauthorship", corpus, params)
 
 
 def build_institutions(corpus: Bundle, params: dict) -> Raw:
     """Co-institution: nodes are institutions; I(d) = distinct institutions of any author of work d."""
-    a = corpus_rows(corpus, "affiliations")
-    incidence = pd.DataFrame({"work_id": a["work_id"], "item_id": a["institution_id"]})
-    labels = _mode_label(a, "institution_id", "institution_name")
-    return build_items(incidence, labels, params, work_years(corpus))
+    return _build_item_kind("institutions", corpus, params)
+
+
+def _build_item_kind(kind: str, corpus: Bundle, params: dict) -> Raw:
+    rows, notes = item_rows(kind, corpus, params)
+    labels = _mode_label(rows, "item_id", "label")
+    raw = build_items(rows[["work_id", "item_id"]], labels, params, work_years(corpus))
+    raw.notes.update(notes)
+    return raw
+
+
+#: The table, ID column and label column each item kind is made of.
+ITEM_COLUMNS = {"coauthorship": ("authorships", "author_id", "author_name"),
+                "institutions": ("affiliations", "institution_id", "institution_name")}
+
+
+def item_rows(kind: str, corpus: Bundle, params: dict | None = None) -> tuple[pd.DataFrame, dict]:
+    """The ``(work_id, item_id, label)`` rows an item network counts, after its thesaurus (``params``'
+    ``thesaurus``; keywords: also the field choice and topic guard), and the notes saying what was applied."""
+    params = params or {}
+    if kind == "keywords":
+        rows, notes = _term_rows(corpus, params)
+        return pd.DataFrame({"work_id": rows["work_id"], "item_id": rows["term_id"], "label": rows["term"]}), notes
+    table, id_col, label_col = ITEM_COLUMNS[kind]
+    found = corpus_rows(corpus, table)
+    rows = pd.DataFrame({"work_id": found["work_id"], "item_id": found[id_col], "label": found[label_col]})
+    notes: dict = {}
+    if params.get("thesaurus"):
+        rows, notes = _with_thesaurus(rows, params["thesaurus"])
+    return rows[rows["item_id"].notna()].reset_index(drop=True), notes
+
+
+def _with_thesaurus(rows: pd.DataFrame, path, known: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict]:
+    mapping = read_thesaurus(path)
+    rows = apply_thesaurus(rows, dict(zip(mapping["term_id"], mapping["replace_by"])), known)
+    return rows, {"thesaurus_sha256": sha256_file(path), "thesaurus_entries": int(len(mapping))}
+
+
+def _fold(label) -> str:
+    """A label as the thesaurus matches it: case and runs of white space ignored."""
+    return " ".join(str(label).split()).casefold()
+
+
+def apply_thesaurus(rows: pd.DataFrame, mapping: dict[str, str], known: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Replace the items of ``(work_id, item_id, label)`` rows as a thesaurus says (once, chains already
+    resolved by `thesaurus.read`). A key matches an item ID, else a label (case and spacing ignored). A
+    target is an item ID, else the label of one (the ID that label names most often; ties: smallest
+    ID), else a new item named by the target. An empty target drops the row; a replaced row takes the
+    most frequent label of its new ID. `known` (default: `rows`) holds the items targets may name."""
+    known = (rows if known is None else known).dropna(subset=["item_id"])
+    by_label: dict[str, str] = {}
+    named = known.dropna(subset=["label"]).assign(folded=lambda d: d["label"].map(_fold))
+    counts = named.groupby(["folded", "item_id"], sort=True).size().rename("n").reset_index()
+    for row in counts.sort_values(["folded", "n", "item_id"], ascending=[True, False, True],
+                                  kind="mergesort").drop_duplicates("folded").itertuples(index=False):
+        by_label[row.folded] = row.item_id
+    ids = set(known["item_id"])
+    folded_keys: dict[str, str] = {}
+    for key, target in mapping.items():
+        folded_keys.setdefault(_fold(key), target)
+    by_id = rows["item_id"].map(mapping)
+    by_name = rows["label"].map(lambda v: folded_keys.get(_fold(v)) if isinstance(v, str) else None)
+    target = by_id.where(by_id.notna(), by_name)
+    hit = target.notna()
+    resolved = target[hit].map(lambda t: t if t == "" or t in ids else by_label.get(_fold(t), t))
+    rows = rows.assign(item_id=rows["item_id"].where(~hit, resolved), label=rows["label"].where(~hit, None))
+    rows = rows[rows["item_id"] != ""]
+    labels = _mode_label(known, "item_id", "label")
+    missing = rows["label"].isna() & rows["item_id"].notna()
+    fallback = rows.loc[missing, "item_id"].map(labels)
+    rows.loc[missing, "label"] = fallback.where(fallback.notna(), rows.loc[missing, "item_id"])
+    return rows.reset_index(drop=True)
+
+
+AUTO_ORDER = ("keywords", "author_keywords", "index_keywords", "concepts")
 
 
 def select_terms(terms: pd.DataFrame, field_name: str) -> tuple[pd.DataFrame, int]:
-    """Rows of the chosen term field; ``auto`` = a work's keywords if it has any, else its concepts.
+    """Rows of the chosen term field. ``auto`` = per work the first field it has of `AUTO_ORDER`
+    (OpenAlex keywords, an export's author keywords, indexer keywords, OpenAlex concepts);
+    ``all_keywords`` = author and indexer keywords together (VOSviewer's "all keywords").
 
     On ``topics``, a work whose topics are exactly OpenAlex's constant triple loses them. Returns the
     rows and the number of works so guarded.
     """
     if field_name == "auto":
-        keyed = terms.loc[terms["field"] == "keywords", "work_id"].unique()
-        chosen = (terms["field"] == "keywords") | ((terms["field"] == "concepts") & ~terms["work_id"].isin(keyed))
+        chosen = pd.Series(False, index=terms.index)
+        done = pd.Index([])
+        for name in AUTO_ORDER:
+            rows = (terms["field"] == name) & ~terms["work_id"].isin(done)
+            chosen |= rows
+            done = done.union(pd.Index(terms.loc[rows, "work_id"].unique()))
         return terms[chosen], 0
+    if field_name == "all_keywords":
+        rows = terms[terms["field"].isin(["author_keywords", "index_keywords"])]
+        return rows.drop_duplicates(["work_id", "term_id"]), 0
     rows = terms[terms["field"] == field_name]
     if field_name != "topics" or rows.empty:
         return rows, 0
@@ -522,20 +599,6 @@ def select_terms(terms: pd.DataFrame, field_name: str) -> tuple[pd.DataFrame, in
     return rows[~rows["work_id"].isin(guarded)], int(len(guarded))
 
 
-def apply_thesaurus(rows: pd.DataFrame, thesaurus: pd.DataFrame, all_terms: pd.DataFrame) -> pd.DataFrame:
-    """Replace term IDs once (not transitively); a replaced row takes the label of its new ID."""
-    mapping = thesaurus.set_index("term_id")["replace_by"]
-    hit = rows["term_id"].isin(mapping.index)
-    new_ids = rows["term_id"].where(~hit, rows["term_id"].map(mapping))
-    rows = rows.assign(term_id=new_ids, term=rows["term"].where(~hit, None))
-    rows = rows[rows["term_id"] != ""]
-    known = _mode_label(all_terms, "term_id", "term")
-    missing = rows["term"].isna()
-    fallback = rows.loc[missing, "term_id"].map(known)
-    rows.loc[missing, "term"] = fallback.where(fallback.notna(), rows.loc[missing, "term_id"])
-    return rows
-
-
 def _term_rows(corpus: Bundle, params: dict) -> tuple[pd.DataFrame, dict]:
     """The term rows the keywords network counts (field choice, topic guard, thesaurus) and notes."""
     terms = corpus_rows(corpus, "terms")
@@ -543,10 +606,11 @@ def _term_rows(corpus: Bundle, params: dict) -> tuple[pd.DataFrame, dict]:
     rows, guarded = select_terms(terms, field_name)
     notes: dict = {"topic_triple_guarded_works": guarded} if field_name == "topics" else {}
     if params.get("thesaurus"):
-        thesaurus = read_thesaurus(params["thesaurus"])
-        rows = apply_thesaurus(rows, thesaurus, terms)
-        notes["thesaurus_sha256"] = sha256_file(params["thesaurus"])
-        notes["thesaurus_entries"] = int(len(thesaurus))
+        items = pd.DataFrame({"work_id": rows["work_id"], "item_id": rows["term_id"], "label": rows["term"]})
+        every = pd.DataFrame({"work_id": terms["work_id"], "item_id": terms["term_id"], "label": terms["term"]})
+        items, more = _with_thesaurus(items, params["thesaurus"], every)
+        rows = pd.DataFrame({"work_id": items["work_id"], "term_id": items["item_id"], "term": items["label"]})
+        notes.update(more)
     return rows, notes
 
 
@@ -610,16 +674,7 @@ def build_evidence(raw: Raw, limit: int | None = EVIDENCE_MAX_ROWS) -> tuple[pd.
 
 def _item_sets(kind: str, corpus: Bundle, params: dict | None) -> pd.DataFrame:
     """``(work_id, item_id)`` rows of an item kind, as its builder reads them."""
-    params = params or {}
-    if kind == "coauthorship":
-        a = corpus_rows(corpus, "authorships")
-        a = a[a["author_id"].notna()]
-        return pd.DataFrame({"work_id": a["work_id"], "item_id": a["author_id"]})
-    if kind == "institutions":
-        a = corpus_rows(corpus, "affiliations")
-        return pd.DataFrame({"work_id": a["work_id"], "item_id": a["institution_id"]})
-    rows = _term_rows(corpus, params)[0]
-    return pd.DataFrame({"work_id": rows["work_id"], "item_id": rows["term_id"]})
+    return item_rows(kind, corpus, params)[0][["work_id", "item_id"]]
 
 
 def edge_evidence(kind: str, corpus: Bundle, source: str, target: str,
@@ -665,4 +720,4 @@ BUILDERS = {
 
 __all__ = ["BUILDERS", "EVIDENCE_MAX_ROWS", "EVIDENCE_VIA", "Incidence", "Raw", "TOPIC_TRIPLE", "build_evidence",
            "coded_frame", "cooccurrence", "edge_evidence", "pairs_within_groups", "round_sig",
-           "read_thesaurus", "select_terms"]
+           "item_rows", "read_thesaurus", "select_terms"]

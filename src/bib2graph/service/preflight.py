@@ -36,18 +36,20 @@ class ExternalInput:
     place: str     # where to fix it: `source.files.0`, `networks.keywords.thesaurus`, or the file itself
     name: str      # as the spec (or the workspace layout) names it
     path: Path
+    format: str | None = None   # a source file's declared format (source.formats)
 
 
 _SPEC_LISTS = {"sources": ("source", "files"), "seed_files": ("seed", "files")}
 
 
-def _named(role: str, spec: dict[str, Any], paths: list[str], root: Path) -> list[tuple[str, str]]:
+def _named(role: str, spec: dict[str, Any], paths: list[str], root: Path,
+           kind: str | None = None) -> list[tuple[str, str]]:
     """(place, name) of each path: where the spec names the file, or the file itself."""
     if role in _SPEC_LISTS:
         section, key = _SPEC_LISTS[role]
         return [(f"{section}.{key}.{n}", name) for n, name in enumerate(spec[section][key])]
     if role == "thesaurus":
-        return [("networks.keywords.thesaurus", spec["networks"]["keywords"]["thesaurus"])]
+        return [(f"networks.{kind}.thesaurus", spec["networks"][kind]["thesaurus"])]
     return [(name, name) for name in (Path(p).relative_to(root).as_posix() for p in paths)]
 
 
@@ -56,8 +58,9 @@ def external_inputs(ws: Workspace, spec: dict[str, Any]) -> list[ExternalInput]:
     found: dict[tuple[str, str], ExternalInput] = {}
     for job in registry.jobs(spec, ws.root):
         for role, paths in registry.external_inputs(spec, job.rule, job.kind, ws.root).items():
-            for path, (place, name) in zip(paths, _named(role, spec, paths, ws.root)):
-                found.setdefault((role, path), ExternalInput(role, place, name, Path(path)))
+            for path, (place, name) in zip(paths, _named(role, spec, paths, ws.root, job.kind)):
+                declared = spec["source"]["formats"].get(name) if role == "sources" else None
+                found.setdefault((role, path), ExternalInput(role, place, name, Path(path), declared))
     return list(found.values())
 
 
@@ -82,11 +85,11 @@ def check_present(ws: Workspace, spec: dict[str, Any]) -> None:
 
 def _reader(role: str) -> Callable[[ExternalInput, Skips], Any]:
     from ..sources.files import read_seed_entries
-    from ..sources.universe import FileUniverse
+    from ..sources.ingest import read_entries
     from ..thesaurus import read_thesaurus
 
     return {
-        "sources": lambda i, skips: FileUniverse.from_files([i.path], names=[i.name], skips=skips),
+        "sources": lambda i, skips: sum(1 for _ in read_entries([i.path], [i.name], [i.format], skips)),
         "seed_files": lambda i, skips: read_seed_entries(i.path, name=i.name, skips=skips),
         "thesaurus": lambda i, skips: read_thesaurus(i.path),
         "curation": lambda i, skips: curation.read(i.path),
@@ -118,7 +121,7 @@ def read_inputs(ws: Workspace, spec: dict[str, Any]) -> list[str]:
     known = dict(stored)
     seen: dict[str, list[dict[str, str]]] = {}
     for item in external_inputs(ws, spec):
-        key = "|".join((__version__, item.role, item.name, str(strict), sha256_file(item.path)))
+        key = "|".join((__version__, item.role, item.name, str(item.format), str(strict), sha256_file(item.path)))
         if key not in known:
             skips = Skips(strict=strict)
             read_input(item, skips)

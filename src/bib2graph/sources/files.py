@@ -19,7 +19,6 @@ import zipfile
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import IO, Any, Iterator
 from urllib.parse import unquote
@@ -221,51 +220,25 @@ def read_seed_entries(path: str | Path, name: str | None = None, skips: Skips | 
 def _bibtex_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
     import bibtexparser
 
+    from .exports.bibtex import failure_reason
+
     library = bibtexparser.parse_string(text)
     for block in library.failed_blocks:
-        skips.add(name, f"line {block.start_line + 1}", f"BibTeX block not read ({_bibtex_failure(block)}); "
+        skips.add(name, f"line {block.start_line + 1}", f"BibTeX block not read ({failure_reason(block)}); "
                   "skipped")
     return [e for e in (_bibtex_entry(entry, name, skips) for entry in library.entries) if e]
 
 
 def _bibtex_entry(entry: Any, name: str, skips: Skips) -> SeedEntry | None:
+    from .exports.bibtex import bibtex_doi
+
     fields = {f.key.lower(): str(f.value) for f in entry.fields}
     try:
-        doi = _bibtex_doi(fields)
+        doi = bibtex_doi(fields)
     except RecursionError:
         skips.add(name, f"line {entry.start_line + 1}", "BibTeX `doi` or `url` nested too deeply to read; skipped")
         return None
     return SeedEntry(key=entry.key, work_id=short_id(fields.get("openalex")), doi=doi, title=fields.get("title"))
-
-
-def _bibtex_doi(fields: dict[str, str]) -> str | None:
-    """From `doi`, else from a doi.org `url`, LaTeX escapes undone (in a URL after its percent-escapes,
-    since LaTeX reads `%` as a comment)."""
-    doi = normalize_doi(_latex_text(fields.get("doi", "")))
-    return doi or normalize_doi(_latex_text(unquote(fields.get("url", ""))))
-
-
-def _bibtex_failure(block: Any) -> str:
-    from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock
-
-    if isinstance(block, DuplicateBlockKeyBlock):
-        return f"duplicate key {block.key!r}"
-    if isinstance(block, DuplicateFieldKeyBlock):
-        return f"duplicate field(s) {', '.join(sorted(block.duplicate_keys))}"
-    error = block.error
-    return (getattr(error, "abort_reason", None) or str(error) or type(error).__name__).strip()
-
-
-@cache
-def _latex_decoder() -> Any:
-    from pylatexenc.latex2text import LatexNodes2Text
-
-    return LatexNodes2Text()
-
-
-def _latex_text(value: str) -> str:
-    """LaTeX to text: ``10.1000/a\\_b`` and ``{10.1000/ab}`` become DOIs."""
-    return _latex_decoder().latex_to_text(value) if value else value
 
 
 def _url_doi(url: str) -> str | None:
@@ -286,35 +259,18 @@ def _ris_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
 
 
 def _ris_records(text: str, name: str, skips: Skips) -> Iterator[tuple[int, list[str]]]:
-    """(first line, lines) of each TY … ER record; stray text and records without ER are reported to
-    `skips`. Tags outside the RIS standard (IEEE's `VO`, say) are dropped quietly: a seed needs only its
-    identifiers and title, so they lose nothing. Lines end as universal newlines say (a lone CR too)."""
+    """(first line, lines) of each TY … ER record, cut by `exports.ris.ris_blocks` (stray text and
+    records without ER go to `skips`). Tags outside the RIS standard (IEEE's `VO`, say) are dropped
+    quietly: a seed needs only its identifiers and title, so they lose nothing. Lines end as universal
+    newlines say (a lone CR too)."""
     import rispy
 
-    parser = rispy.RisParser()
+    from .exports.ris import ris_blocks
+
+    known = rispy.RisParser().mapping
     lines = io.StringIO(text, newline=None).read().split("\n")
-    tags = [parser.parse_line(line)[0] for line in lines]
-    if "TY" not in tags and text.strip():
-        raise DataError(f"{name}: not a RIS file (no record starts with a `TY  - ` line)", code="FILE_INVALID",
-                        details={"file": name})
-    record: list[str] | None = None
-    start = 0
-    for number, (line, tag) in enumerate(zip(lines, tags), 1):
-        if tag == "TY":
-            if record is not None:
-                skips.add(name, f"line {start}", f"RIS record without ER (a new one starts at line {number}); "
-                          "skipped")
-            record, start = [line], number
-        elif record is None:
-            if line.strip():
-                skips.add(name, f"line {number}", "text outside a RIS record (TY … ER); ignored")
-        elif tag == "ER":
-            yield start, record + [line]
-            record = None
-        elif tag is None or tag in parser.mapping:
-            record.append(line)
-    if record is not None:
-        skips.add(name, f"line {start}", "RIS record without ER at the end of the file; skipped")
+    for start, block in ris_blocks(lines, name, skips, keep=lambda tag: tag is None or tag in known):
+        yield start, [line for _, line in block]
 
 
 def _ris_record(lines: list[str], name: str, line: int, skips: Skips) -> dict[str, Any] | None:

@@ -2,7 +2,9 @@
 answers: which works exist, what they reference, and which works cite them.
 
 With `source.kind: files` seeding and chaining stay inside the universe: backward chaining finds
-the referenced works that are present in it, forward chaining the works in it that cite.
+the referenced works that are present in it, forward chaining the works in it that cite. Cited
+references of export files that match no work of the universe (``REF:`` works, `refs`) are known by
+what the reference says, which is what labels their nodes.
 """
 
 from __future__ import annotations
@@ -13,16 +15,17 @@ from typing import Iterable
 
 from ..errors import DataError
 from ..skips import Skips
-from ..tables import Bundle
-from .files import read_work_objects
-from .records import bundle_from_works
+import pandas as pd
+
+from ..tables import AUTHORSHIPS, WORKS, Bundle, conform
 
 
 class FileUniverse:
     """The works of a set of OpenAlex Work files, indexed for look-up and chaining."""
 
-    def __init__(self, bundle: Bundle) -> None:
+    def __init__(self, bundle: Bundle, refs: pd.DataFrame | None = None) -> None:
         self.bundle = bundle
+        self.refs = refs
         self.ids = set(bundle.works["work_id"])
         self.by_doi: dict[str, str] = {}
         for work_id, doi in sorted(zip(bundle.works["work_id"], bundle.works["doi"]), key=lambda x: x[0]):
@@ -37,16 +40,15 @@ class FileUniverse:
 
     @classmethod
     def from_files(cls, paths: Iterable[str | Path], names: Iterable[str] | None = None,
-                   skips: Skips | None = None) -> "FileUniverse":
-        """The universe of the works in `paths`; `names` are how messages name the files (default: the
-        paths), `skips` collects the records passed over."""
-        paths = list(paths)
-        names = [str(p) for p in paths] if names is None else list(names)
+                   skips: Skips | None = None, formats: Iterable[str | None] | None = None) -> "FileUniverse":
+        """The universe of the works in `paths`, read as the `sources` job reads them; `names` are how
+        messages name the files (default: the paths), `skips` collects the records passed over."""
+        from .ingest import ingest
 
-        def objects():
-            for path, name in zip(paths, names, strict=True):
-                yield from read_work_objects(path, name, skips)
-        return cls(bundle_from_works(objects(), skips))
+        paths = [Path(p) for p in paths]
+        names = [str(p) for p in paths] if names is None else list(names)
+        found = ingest(paths, names, list(formats) if formats is not None else None, skips)
+        return cls(found.bundle, found.cited)
 
     def references(self, work_ids: list[str]) -> dict[str, list[str]]:
         """All works each one references (inside or outside the universe)."""
@@ -59,6 +61,10 @@ class FileUniverse:
     def citing(self, work_ids: list[str]) -> dict[str, list[str]]:
         """The works of the universe citing each one: forward chaining's reach."""
         return {w: self._citers.get(w, []) for w in work_ids}
+
+    def all_ids(self) -> set[str]:
+        """Every work of the universe (seed.all)."""
+        return set(self.ids)
 
     def known_ids(self, work_ids: list[str]) -> dict[str, str]:
         """Asked ID → ID, for the IDs the universe holds."""
@@ -74,8 +80,23 @@ class FileUniverse:
                         code="SPEC_UNSUPPORTED", details={"key": "query", "place": "seed.query"})
 
     def records(self, work_ids: Iterable[str]) -> Bundle:
-        """The bundle tables of `work_ids`."""
-        return self.bundle.subset(work_ids)
+        """The bundle tables of `work_ids`; a cited reference outside the universe as a work of what the
+        reference says (first author, year, title, source, DOI) and no references of its own."""
+        work_ids = list(work_ids)
+        found = self.bundle.subset(work_ids)
+        if self.refs is None or not self.refs["work_id"].isin(set(work_ids)).any():
+            return found
+        refs = self.refs[self.refs["work_id"].isin(set(work_ids))]
+        works = pd.DataFrame({"work_id": refs["work_id"], "doi": refs["doi"], "title": refs["title"],
+                              "year": refs["year"], "venue": refs["venue"], "n_references": 0, "is_retracted": False})
+        named = refs[refs["first_author"].notna()]
+        authors = pd.DataFrame({"work_id": named["work_id"], "position": 0, "author_name": named["first_author"]})
+        found.works = conform(pd.concat([found.works, works.reindex(columns=list(WORKS.columns))],
+                                        ignore_index=True).assign(is_retracted=lambda d: d["is_retracted"].astype(bool)),
+                              WORKS)
+        found.authorships = conform(pd.concat([found.authorships, authors.reindex(columns=list(AUTHORSHIPS.columns))],
+                                              ignore_index=True), AUTHORSHIPS)
+        return found
 
     def close(self) -> None:
         """Nothing to release; present so every source can be closed alike."""

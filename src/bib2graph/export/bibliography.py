@@ -1,0 +1,340 @@
+"""Bibliographies of works, for reference managers: BibTeX, RIS and CSL-JSON (Zotero imports all three).
+
+`entries` turns bundle tables (works + authorships) into `Entry`s in a chosen order, with tags and a
+note; the writers are pure functions of the entries, so equal entries give equal text.
+
+Choices a reader of the files relies on:
+
+- Text stays UTF-8 (biblatex, Biber and Zotero read it; no ``{\\"u}``), so non-Latin names survive.
+  BibTeX escapes only what LaTeX or a BibTeX parser would misread: ``\\ { } % & $ # _ ~`` and the
+  ligatures ``--``, ``''``, ``````; ``^`` stays as it is (Zotero and pylatexenc keep it).
+- Titles and abstracts are one line in BibTeX and RIS (every run of white space, newlines included,
+  becomes one space): a blank line ends a BibTeX paragraph and RIS values are one line.
+- The work ID travels in every format: BibTeX key = `bibtex_key(work_id)` (the ID itself when its
+  characters are safe, others as ``+HH`` bytes, so `work_id_from_key` reverses it) and the fields
+  ``bib2graph-id`` (always) and ``openalex`` (OpenAlex IDs); RIS ``ID`` and ``AN``; CSL-JSON ``id``.
+- Keywords are our tags (``b2g:cluster-3``), which Zotero turns into tags; the note holds the reading
+  order (BibTeX ``note``, RIS ``N1``, CSL ``note``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import pandas as pd
+
+from ..atomic import write_text
+from ..tables import Bundle
+from .common import native
+
+OPENALEX_WORK = re.compile(r"^W\d+$")
+_SAFE_KEY = re.compile(r"[A-Za-z0-9_:.\-/]")
+_ESCAPED_KEY = re.compile(r"(?:\+[0-9A-F]{2})+")
+_SPACE = re.compile(r"\s+")
+_PARTICLES = frozenset({"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "des", "la", "le",
+                        "dos", "das", "do", "ter", "ten", "zu", "af", "al", "el", "bin", "ibn", "y"})
+_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+_BIBTEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$",
+                   "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}"}
+_BIBTEX_CHARS = re.compile("|".join(re.escape(c) for c in _BIBTEX_SPECIAL))
+_LIGATURE = re.compile(r"(?<=[-`'?!])(?=[-`'])")   # between two characters TeX would join (-- '' `` ?`)
+_AND = re.compile(r"\band\b", re.IGNORECASE)
+
+#: OpenAlex work type → (BibTeX entry type, RIS TY, CSL type, the BibTeX field the venue goes in).
+TYPES = {
+    "article": ("article", "JOUR", "article-journal", "journal"),
+    "review": ("article", "JOUR", "article-journal", "journal"),
+    "letter": ("article", "JOUR", "article-journal", "journal"),
+    "editorial": ("article", "JOUR", "article-journal", "journal"),
+    "erratum": ("article", "JOUR", "article-journal", "journal"),
+    "retraction": ("article", "JOUR", "article-journal", "journal"),
+    "paratext": ("article", "JOUR", "article-journal", "journal"),
+    "proceedings-article": ("inproceedings", "CPAPER", "paper-conference", "booktitle"),
+    "book": ("book", "BOOK", "book", "series"),
+    "book-chapter": ("incollection", "CHAP", "chapter", "booktitle"),
+    "reference-entry": ("incollection", "CHAP", "entry", "booktitle"),
+    "dissertation": ("phdthesis", "THES", "thesis", "school"),
+    "report": ("techreport", "RPRT", "report", "institution"),
+    "dataset": ("misc", "DATA", "dataset", "howpublished"),
+    "preprint": ("misc", "UNPB", "article", "howpublished"),
+    "standard": ("misc", "STAND", "standard", "howpublished"),
+}
+OTHER = ("misc", "GEN", "document", "howpublished")
+#: Older OpenAlex records carry Crossref's types.
+ALIASES = {"journal-article": "article", "journal-issue": "article", "posted-content": "preprint",
+           "monograph": "book", "edited-book": "book", "reference-book": "book", "book-set": "book",
+           "book-series": "book", "book-part": "book-chapter", "book-section": "book-chapter"}
+
+
+def type_row(e: "Entry") -> tuple[str, str, str, str]:
+    """The entry's (BibTeX type, RIS TY, CSL type, venue field); an untyped work with a venue is an article."""
+    kind = ALIASES.get(e.type or "", e.type) or ("article" if e.venue else "")
+    return TYPES.get(kind, OTHER)
+
+
+@dataclass(frozen=True)
+class Name:
+    """A person's name split for bibliographies; `literal` alone for a one-word or corporate name."""
+
+    family: str | None = None
+    given: str | None = None
+    suffix: str | None = None
+    literal: str | None = None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One work as the bibliography writers take it."""
+
+    work_id: str
+    type: str | None = None
+    title: str | None = None
+    authors: tuple[str, ...] = ()        # display names in byline order
+    year: int | None = None
+    date: str | None = None               # ISO YYYY-MM-DD (or YYYY-MM)
+    doi: str | None = None
+    venue: str | None = None
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    abstract: str | None = None
+    keywords: tuple[str, ...] = ()
+    note: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------------------------------
+# From the bundle
+
+
+def entries(corpus: Bundle, order: Iterable[str] | None = None, keywords: dict[str, list[str]] | None = None,
+            notes: dict[str, str] | None = None) -> list[Entry]:
+    """The corpus works as entries, in `order` (work IDs; default: by ID), with tags and notes by work ID.
+    IDs in `order` that the corpus lacks are left out."""
+    works = {row["work_id"]: row for row in corpus.works.to_dict("records")}
+    ids = list(order) if order is not None else sorted(works)
+    authors = _authors(corpus.authorships)
+    keywords, notes = keywords or {}, notes or {}
+    found = []
+    for wid in ids:
+        if wid not in works:
+            continue
+        row = {k: native(v) for k, v in works[wid].items()}
+        found.append(Entry(work_id=wid, type=row.get("type"), title=row.get("title"), authors=authors.get(wid, ()),
+                           year=row.get("year"), date=row.get("publication_date"), doi=row.get("doi"),
+                           venue=row.get("venue"), abstract=row.get("abstract"),
+                           keywords=tuple(keywords.get(wid, ())), note=notes.get(wid)))
+    return found
+
+
+def _authors(authorships: pd.DataFrame) -> dict[str, tuple[str, ...]]:
+    rows = authorships.dropna(subset=["author_name"]).sort_values(["work_id", "position"], kind="mergesort")
+    return {wid: tuple(group["author_name"]) for wid, group in rows.groupby("work_id", sort=False)}
+
+
+# ----------------------------------------------------------------------------------------------------
+# Names
+
+
+def split_name(name: str) -> Name:
+    """``Owen-Smith, J`` and ``Jason Owen-Smith`` alike: text before the first comma is the family name;
+    without a comma the last word is, with the lower-case particles before it (``van der``) and without a
+    trailing ``Jr.``. One word alone is a literal name."""
+    name = _SPACE.sub(" ", name).strip()
+    if "," in name:
+        family, given = (part.strip() for part in name.split(",", 1))
+        if not family:
+            return Name(literal=given or name)
+        return Name(family=family, given=given or None)
+    words = name.split(" ")
+    suffix = words.pop() if len(words) > 2 and words[-1].lower() in _SUFFIXES else None
+    if len(words) == 1:
+        return Name(literal=name)
+    start = len(words) - 1
+    while start > 1 and words[start - 1] in _PARTICLES:
+        start -= 1
+    return Name(family=" ".join(words[start:]), given=" ".join(words[:start]), suffix=suffix)
+
+
+# ----------------------------------------------------------------------------------------------------
+# BibTeX
+
+
+def bibtex_key(work_id: str) -> str:
+    """The work ID as a BibTeX key: safe characters kept, every other byte as ``+HH`` (reversible)."""
+    return "".join(c if _SAFE_KEY.match(c) else "".join(f"+{b:02X}" for b in c.encode("utf-8")) for c in work_id)
+
+
+def work_id_from_key(key: str) -> str:
+    """The work ID a `bibtex_key` was made from."""
+    return _ESCAPED_KEY.sub(lambda m: bytes.fromhex(m.group(0).replace("+", "")).decode("utf-8"), key)
+
+
+def bibtex_text(value: str) -> str:
+    """One line of text as a BibTeX field value: specials escaped, TeX ligatures broken, UTF-8 kept."""
+    text = _BIBTEX_CHARS.sub(lambda m: _BIBTEX_SPECIAL[m.group(0)], one_line(value))
+    return _LIGATURE.sub("{}", text)
+
+
+def _bibtex_part(text: str) -> str:
+    """A name part, braced when BibTeX would split it (a word `and`, a comma)."""
+    escaped = bibtex_text(text)
+    return f"{{{escaped}}}" if _AND.search(text) or "," in text else escaped
+
+
+def bibtex_name(name: str) -> str:
+    parts = split_name(name)
+    if parts.literal is not None:
+        return f"{{{bibtex_text(parts.literal)}}}"
+    out = _bibtex_part(parts.family)
+    if parts.suffix:
+        out += f", {_bibtex_part(parts.suffix)}"
+    return out + (f", {_bibtex_part(parts.given)}" if parts.given else "")
+
+
+def to_bibtex(items: Iterable[Entry]) -> str:
+    """BibTeX of the entries, one ``@type{key, field = {value}, …}`` each, in the given order."""
+    return "\n".join(_bibtex_entry(e) for e in items)
+
+
+def _bibtex_entry(e: Entry) -> str:
+    kind, _ris, _csl, venue_field = type_row(e)
+    fields = [
+        ("author", " and ".join(bibtex_name(a) for a in e.authors) or None),
+        ("title", _bibtex_value(e.title)),
+        (venue_field, _bibtex_value(e.venue)),
+        ("year", str(e.year) if e.year is not None else None),
+        ("volume", _bibtex_value(e.volume)),
+        ("number", _bibtex_value(e.issue)),
+        ("pages", _bibtex_value(e.pages).replace("-{}-", "--") if e.pages else None),
+        ("doi", _bibtex_value(e.doi)),
+        ("abstract", _bibtex_value(e.abstract)),
+        ("keywords", _bibtex_value(", ".join(e.keywords))),
+        ("note", _bibtex_value(e.note)),
+        ("openalex", e.work_id if OPENALEX_WORK.match(e.work_id) else None),
+        ("bib2graph-id", bibtex_text(e.work_id)),
+    ]
+    body = "".join(f"  {name} = {{{value}}},\n" for name, value in fields if value)
+    return f"@{kind}{{{bibtex_key(e.work_id)},\n{body}}}\n"
+
+
+def _bibtex_value(value) -> str | None:
+    return bibtex_text(str(value)) if value is not None and str(value).strip() else None
+
+
+# ----------------------------------------------------------------------------------------------------
+# RIS
+
+
+def one_line(value) -> str:
+    """Text on one line: every run of white space (newlines, tabs) becomes one space."""
+    return _SPACE.sub(" ", str(value)).strip()
+
+
+def ris_name(name: str) -> str:
+    """``Family, Given[, Suffix]`` as RIS writes authors; a literal name as it is."""
+    parts = split_name(name)
+    if parts.literal is not None:
+        return parts.literal
+    return ", ".join(p for p in (parts.family, parts.given, parts.suffix) if p)
+
+
+def to_ris(items: Iterable[Entry]) -> str:
+    """RIS of the entries: ``TY`` … ``ER`` blocks, one tag a line, values on one line."""
+    return "".join(_ris_entry(e) for e in items)
+
+
+def _ris_entry(e: Entry) -> str:
+    _kind, ty, _csl, _field = type_row(e)
+    tags = [("TY", ty), ("ID", e.work_id), ("AN", e.work_id), ("TI", e.title),
+            *(("AU", ris_name(a)) for a in e.authors),
+            ("PY", e.year), ("DA", _ris_date(e.date)), ("T2", e.venue), ("VL", e.volume), ("IS", e.issue),
+            ("SP", e.pages), ("DO", e.doi), ("AB", e.abstract), *(("KW", k) for k in e.keywords), ("N1", e.note)]
+    lines = [f"{tag}  - {one_line(value)}\n" for tag, value in tags if value is not None and one_line(value)]
+    return "".join(lines) + "ER  - \n\n"
+
+
+def _ris_date(date: str | None) -> str | None:
+    """ISO ``YYYY-MM-DD`` as RIS's ``YYYY/MM/DD/``."""
+    return date.replace("-", "/") + "/" if date else None
+
+
+# ----------------------------------------------------------------------------------------------------
+# CSL-JSON
+
+
+def csl_name(name: str) -> dict[str, str]:
+    parts = split_name(name)
+    if parts.literal is not None:
+        return {"literal": parts.literal}
+    found = {"family": parts.family, "given": parts.given, "suffix": parts.suffix}
+    return {k: v for k, v in found.items() if v}
+
+
+def csl_item(e: Entry) -> dict:
+    _kind, _ris, csl, _field = type_row(e)
+    item = {"id": e.work_id, "type": csl, "title": e.title, "author": [csl_name(a) for a in e.authors] or None,
+            "issued": _issued(e.year, e.date), "DOI": e.doi, "container-title": e.venue, "volume": e.volume,
+            "issue": e.issue, "page": e.pages, "abstract": e.abstract,
+            "keyword": ", ".join(e.keywords) or None, "note": e.note}
+    return {k: v for k, v in item.items() if v is not None and v != ""}
+
+
+def _issued(year: int | None, date: str | None) -> dict | None:
+    """``{"date-parts": [[y, m, d]]}`` from the date when it agrees with the year, else ``[[y]]``."""
+    if year is None:
+        return None
+    parts = [int(p) for p in (date or "").split("-") if p.isdigit()]
+    return {"date-parts": [parts if parts and parts[0] == year else [year]]}
+
+
+def to_csl_json(items: Iterable[Entry]) -> str:
+    """CSL-JSON: an array of items, keys sorted, UTF-8 kept."""
+    return json.dumps([csl_item(e) for e in items], ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+
+
+WRITERS = {".bib": to_bibtex, ".ris": to_ris, ".csl.json": to_csl_json}
+
+
+def write_bibliography(items: list[Entry], paths: Iterable[str]) -> None:
+    """Write each path (``….bib``, ``….ris``, ``….csl.json``) in the format its name ends with."""
+    for path in paths:
+        suffix = next(s for s in WRITERS if str(path).endswith(s))
+        write_text(path, WRITERS[suffix](items))
+
+
+# ----------------------------------------------------------------------------------------------------
+# A network's bibliography
+
+
+def cluster_tag(cluster) -> str:
+    return f"b2g:cluster-{int(cluster)}"
+
+
+def network_entries(kind: str, nodes: pd.DataFrame, corpus: Bundle, items: pd.DataFrame | None = None) -> list[Entry]:
+    """The corpus works of a network in reading order, tagged with their clusters, the note naming their place.
+
+    Paper networks: the works are the nodes, in `reading_order`. Item networks (authors, institutions,
+    terms): `items` holds the network's ``(work_id, item_id)`` rows; a work comes at the reading position
+    of its first-read item and is tagged with the clusters of all its items; works with no item in the
+    network are left out."""
+    from .reading import PAPER_KINDS, reading_order
+
+    ranked = reading_order(kind, nodes)
+    if kind in PAPER_KINDS:
+        order = list(ranked["node_id"])
+        tags = {r.node_id: [cluster_tag(r.cluster)] for r in ranked.itertuples(index=False)}
+        notes = {r.node_id: f"reading order {n}; cluster {int(r.cluster)}, rank {int(r.rank)}"
+                 for n, r in enumerate(ranked.itertuples(index=False), 1)}
+        return entries(corpus, order, tags, notes)
+    place = ranked[["node_id", "cluster"]].assign(position=range(len(ranked)))
+    rows = items.drop_duplicates().merge(place, left_on="item_id", right_on="node_id")
+    works = rows.groupby("work_id").agg(position=("position", "min"), clusters=("cluster", lambda c: sorted(set(c))))
+    works = works.reset_index().sort_values(["position", "work_id"], kind="mergesort")
+    order = list(works["work_id"])
+    tags = {r.work_id: [cluster_tag(c) for c in r.clusters] for r in works.itertuples(index=False)}
+    notes = {wid: f"reading order {n}" for n, wid in enumerate(order, 1)}
+    return entries(corpus, order, tags, notes)

@@ -1,0 +1,195 @@
+"""BibTeX files (reference managers, Scopus and Web of Science BibTeX exports, bib2graph's own) as Records.
+
+bibtexparser 2 reads the file whole (reference-manager libraries are small; `@string` macros may be
+used anywhere after their definition); its failed blocks go to `skips` with their line. Values are
+LaTeX-decoded with pylatexenc ("S{\\`e}des" is "Sèdes"); a URL is percent-decoded first, since LaTeX
+reads "%" as a comment. Fields by exporter:
+
+- Scopus: `author_keywords` (author keywords; `keywords` then holds index keywords), `affiliation`
+  ("A; B"), `document_type`, `abbrev_source_title`, `art_number`, `note` ("Cited By 5"), the EID in
+  `url`;
+- Web of Science: `unique-id` ("WOS:…" or "ISI:…"), `keywords-plus`, `journal-iso`, `times-cited`,
+  `type`, `cited-references` (one reference a line, each kept with its line);
+- bib2graph: `openalex` (the OpenAlex ID) and `bib2graph-id`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import parse_qs, unquote, urlparse
+
+from ... import textio
+from ...ids import normalize_doi, short_id
+from ...skips import Skips
+from .affiliation import institution
+from .record import Author, CitedRef, Origin, Record
+from .vocab import language_code, marks_retracted, work_type
+
+_WORK_ID = re.compile(r"^W\d+$")
+_YEAR = re.compile(r"\b(\d{4})\b")
+_CITED_BY = re.compile(r"cited by:?\s*(\d+)", re.IGNORECASE)
+_BRACKETED = re.compile(r"\[[^\]]*\]\s*")
+
+
+def read_bibtex(path: Path, name: str, skips: Skips) -> Iterator[Record]:
+    """The entries of a BibTeX file as Records; blocks bibtexparser cannot read go to `skips`."""
+    import bibtexparser
+
+    library = bibtexparser.parse_string(textio.read_text(path, name))
+    for block in library.failed_blocks:
+        skips.add(name, f"line {block.start_line + 1}", f"BibTeX block not read ({failure_reason(block)}); "
+                  "skipped")
+    count = 0
+    for number, entry in enumerate(library.entries, 1):
+        line = (entry.start_line or 0) + 1
+        try:
+            record = _record(entry, Origin(name, number, line, "bibtex"))
+        except RecursionError:
+            skips.add(name, f"record {number}, line {line}", "BibTeX entry nested too deeply to read; skipped")
+            continue
+        count += 1
+        yield record
+    if not count:
+        skips.add(name, "", "holds no BibTeX entries")
+
+
+def failure_reason(block: Any) -> str:
+    """Why bibtexparser could not read a block, in words."""
+    from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock
+
+    if isinstance(block, DuplicateBlockKeyBlock):
+        return f"duplicate key {block.key!r}"
+    if isinstance(block, DuplicateFieldKeyBlock):
+        return f"duplicate field(s) {', '.join(sorted(block.duplicate_keys))}"
+    error = block.error
+    return (getattr(error, "abort_reason", None) or str(error) or type(error).__name__).strip()
+
+
+@cache
+def _latex_decoder() -> Any:
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text()
+
+
+def latex_text(value: str) -> str:
+    """LaTeX to text: ``10.1000/a\\_b`` and ``{10.1000/ab}`` become DOIs, ``M{\\"a}ntym{\\"a}ki`` a name."""
+    return _latex_decoder().latex_to_text(value) if value else value
+
+
+def bibtex_doi(fields: dict[str, str]) -> str | None:
+    """From `doi`, else from a doi.org `url`, LaTeX escapes undone (in a URL after its percent-escapes)."""
+    doi = normalize_doi(latex_text(fields.get("doi", "")))
+    return doi or normalize_doi(latex_text(unquote(fields.get("url", ""))))
+
+
+def _record(entry: Any, origin: Origin) -> Record:
+    raw = {f.key.lower(): str(f.value) for f in entry.fields}
+    lines = {f.key.lower(): f.start_line for f in entry.fields}
+    text = {k: _clean(latex_text(v)) for k, v in raw.items() if k not in ("url", "cited-references")}
+    get = lambda *keys: next((text[k] for k in keys if text.get(k)), None)  # noqa: E731
+    doc_type = get("document_type", "type")
+    first, last = _pages(get("pages"))
+    scopus = "author_keywords" in text
+    return Record(
+        origin=origin,
+        ids=_ids(text, raw),
+        doi=bibtex_doi(raw),
+        title=get("title"),
+        year=_year(get("year", "date")),
+        type=work_type(doc_type or entry.entry_type),
+        language=language_code(get("language")),
+        venue=get("journal", "booktitle", "series"),
+        venue_abbrev=get("abbrev_source_title", "journal-iso", "shortjournal"),
+        volume=get("volume"),
+        issue=get("number", "issue"),
+        first_page=first or get("art_number"),
+        last_page=last,
+        cited_by_count=_cited_by(text),
+        abstract=get("abstract"),
+        is_retracted=marks_retracted(doc_type),
+        authors=[Author(name=a) for a in _names(get("author"))],
+        institutions=[institution(a) for a in _affiliations(raw.get("affiliation") or raw.get("affiliations"))],
+        author_keywords=_keywords(get("author_keywords") if scopus else get("keywords")),
+        index_keywords=_keywords(get("keywords") if scopus else get("keywords-plus")),
+        references=_references(raw.get("cited-references"), lines.get("cited-references")),
+    )
+
+
+def _clean(value: str) -> str:
+    return " ".join(value.split())
+
+
+def _ids(text: dict[str, str], raw: dict[str, str]) -> dict[str, str]:
+    ids: dict[str, str] = {}
+    unique = (text.get("unique-id") or "").strip()
+    if unique.upper().startswith(("WOS:", "ISI:")):
+        ids["wos"] = "WOS:" + unique[4:]
+    elif unique.startswith("2-s2.0-"):
+        ids["scopus"] = unique
+    url = unquote(raw.get("url", ""))
+    if "scopus" in url.lower() and (eid := parse_qs(urlparse(url).query).get("eid")):
+        ids.setdefault("scopus", eid[0])
+    for key in ("openalex", "bib2graph-id"):
+        value = short_id(text.get(key))
+        if value and _WORK_ID.match(value):
+            ids.setdefault("openalex", value)
+    if text.get("pmid"):
+        ids["pmid"] = text["pmid"]
+    return ids
+
+
+def _names(value: str | None) -> list[str]:
+    """BibTeX's author list: names joined by " and " (any case, any white space around it)."""
+    if not value:
+        return []
+    return [n.strip() for n in re.split(r"\s+and\s+", value) if n.strip() and n.strip().lower() != "others"]
+
+
+def _pages(value: str | None) -> tuple[str | None, str | None]:
+    """"430--441", "122-127" or "e1234" as (first, last)."""
+    if not value:
+        return None, None
+    parts = [p.strip() for p in re.split(r"\s*[-–—]+\s*", value, maxsplit=1)]
+    return parts[0] or None, (parts[1] if len(parts) > 1 and parts[1] else None)
+
+
+def _year(value: str | None) -> int | None:
+    match = _YEAR.search(value or "")
+    return int(match.group(1)) if match else None
+
+
+def _cited_by(text: dict[str, str]) -> int | None:
+    """WoS `times-cited`, else Scopus's `note` ("Cited By 5")."""
+    if (times := text.get("times-cited", "").strip()).isdigit():
+        return int(times)
+    match = _CITED_BY.search(text.get("note", ""))
+    return int(match.group(1)) if match else None
+
+
+def _keywords(value: str | None) -> list[str]:
+    """Keywords split on ";" and "," (Scopus joins its two index-keyword lists with ", ")."""
+    return [k.strip() for k in re.split(r"[;,]", value or "") if k.strip()]
+
+
+def _affiliations(value: str | None) -> list[str]:
+    """Addresses of Scopus's `affiliation` ("A; B") and WoS's (one a line, led by "[authors]")."""
+    text = _BRACKETED.sub("", latex_text(value or ""))
+    found = [_clean(a).rstrip(".").strip() for a in re.split(r"[;\n]", text)]
+    return list(dict.fromkeys(a for a in found if a))
+
+
+def _references(value: str | None, start: int | None) -> list[CitedRef]:
+    """WoS `cited-references`: one reference a line of the value; the line of each is the field's
+    line plus its offset (the value opens on the field's line)."""
+    if not value:
+        return []
+    refs = []
+    for offset, line in enumerate(value.split("\n")):
+        raw = _clean(latex_text(line))
+        if raw:
+            refs.append(CitedRef(raw, start + 1 + offset if start is not None else None))
+    return refs

@@ -1,0 +1,131 @@
+"""One record of one file as merging sees it: its table rows, its identity keys and its rank.
+
+OpenAlex Work objects and export records (Web of Science, Scopus, …) become the same `Entry`, so that
+merging, reference resolution and provenance are written once. References stay raw here; they are
+parsed and resolved once every work of the universe is known (ingest.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from .names import author_key, display_name, fold, title_key
+from .record import Record
+
+# Which source wins a merged work's ID and fields: OpenAlex first (its IDs are what chaining and the API
+# speak), then the curated citation indexes, then reference-manager files.
+RANK = {"openalex-json": 0, "openalex-csv": 0, "wos": 1, "wos-tab": 1, "scopus-csv": 2, "scopus-ris": 2,
+        "lens-csv": 3, "ris": 4, "bibtex": 4, "csl-json": 4}
+# A record's own ID, by the scheme that names it best.
+ID_SCHEMES = ("openalex", "bib2graph", "wos", "scopus", "lens")
+WORK_FIELDS = ("doi", "title", "year", "publication_date", "type", "language", "venue_id", "venue",
+               "cited_by_count", "is_retracted", "abstract", "updated_date")
+MIN_TITLE_KEY = 12   # shorter titles ("Introduction", "Editorial") say too little to merge works by
+
+
+@dataclass
+class Entry:
+    file: str
+    format: str
+    record: int
+    line: int
+    order: int                      # read order over all files: the tie-break after rank
+    native_id: str
+    work: dict[str, Any]            # WORK_FIELDS
+    authors: list[dict[str, Any]] = field(default_factory=list)        # authorship rows without work_id
+    affiliations: list[dict[str, Any]] = field(default_factory=list)   # affiliation rows without work_id
+    terms: list[dict[str, Any]] = field(default_factory=list)          # term rows without work_id
+    referenced_ids: list[str] = field(default_factory=list)            # OpenAlex: resolved already
+    raw_references: list[tuple[str, int | None]] = field(default_factory=list)   # exports: (raw, line)
+    venue_abbrev: str | None = None
+    volume: str | None = None
+    first_page: str | None = None
+
+    @property
+    def rank(self) -> int:
+        return RANK.get(self.format, 5)
+
+    def merge_keys(self) -> list[str]:
+        """The keys under which two entries are one work: the same native ID, DOI, or title, year and
+        first author."""
+        keys = [f"id:{self.native_id}"]
+        if self.work.get("doi"):
+            keys.append(f"doi:{self.work['doi']}")
+        title, year = title_key(self.work.get("title")), self.work.get("year")
+        first = author_key(self.authors[0]["author_name"]) if self.authors else None
+        if len(title) >= MIN_TITLE_KEY and year is not None and first:
+            keys.append(f"title:{title}|{year}|{first}")
+        return keys
+
+    def first_author(self) -> str | None:
+        return self.authors[0]["author_name"] if self.authors else None
+
+
+def native_id(record: Record) -> str:
+    """The record's own ID by `ID_SCHEMES`, else one derived from what identifies the work (DOI, else
+    title, year and first author, else the file and record number), stable across runs."""
+    for scheme in ID_SCHEMES:
+        if record.ids.get(scheme):
+            return record.ids[scheme]
+    first = author_key(record.authors[0].full_name or record.authors[0].name) if record.authors else ""
+    basis = (f"doi:{record.doi}" if record.doi else
+             f"title:{title_key(record.title)}|{record.year}|{first}" if record.title else
+             f"record:{record.origin.file}|{record.origin.record}")
+    return "REC:" + hashlib.sha1(basis.encode("utf-8")).hexdigest()[:12].upper()
+
+
+def _term_rows(field_name: str, terms: list[str]) -> list[dict[str, Any]]:
+    rows, seen = [], set()
+    for term in terms:
+        term_id = " ".join(term.casefold().split())
+        if term_id and term_id not in seen:
+            seen.add(term_id)
+            rows.append({"field": field_name, "term_id": term_id, "term": " ".join(term.split()), "score": None})
+    return rows
+
+
+def _institution_id(name: str) -> str:
+    return "inst:" + fold(name).replace(" ", "-")
+
+
+def _author_id(author) -> str | None:
+    scopus = dict(author.ids).get("scopus")
+    if scopus:
+        return f"scopus:{scopus}"
+    key = author_key(author.full_name or author.name)
+    return f"name:{key.replace(' ', '-')}" if key else None
+
+
+def entry_from_record(record: Record, order: int) -> Entry:
+    """The rows one export record gives: authors as "Surname, Given", authors' IDs from Scopus author
+    IDs where given (else their folded name), institutions by folded name, keywords as terms."""
+    o = record.origin
+    work = {"doi": record.doi, "title": record.title, "year": record.year,
+            "publication_date": record.publication_date, "type": record.type, "language": record.language,
+            "venue_id": None, "venue": record.venue or record.venue_abbrev, "cited_by_count": record.cited_by_count,
+            "is_retracted": record.is_retracted, "abstract": record.abstract, "updated_date": None}
+    authors, affiliations = [], []
+    for position, author in enumerate(record.authors):
+        authors.append({"position": position, "author_id": _author_id(author),
+                        "author_name": display_name(author.full_name or author.name),
+                        "author_position": "first" if position == 0 else
+                        "last" if position == len(record.authors) - 1 else "middle"})
+        seen = set()
+        for index in author.affiliations:
+            if 0 <= index < len(record.institutions):
+                inst = record.institutions[index]
+                inst_id = _institution_id(inst.name)
+                if inst_id != "inst:" and inst_id not in seen:
+                    seen.add(inst_id)
+                    affiliations.append({"position": position, "institution_id": inst_id,
+                                         "institution_name": inst.name, "country_code": inst.country})
+    referenced = [r.raw for r in record.references if o.format == "openalex-csv"]
+    return Entry(file=o.file, format=o.format, record=o.record, line=o.line, order=order,
+                 native_id=native_id(record), work=work, authors=authors, affiliations=affiliations,
+                 terms=_term_rows("author_keywords", record.author_keywords)
+                 + _term_rows("index_keywords", record.index_keywords),
+                 referenced_ids=referenced,
+                 raw_references=[] if referenced else [(r.raw, r.line) for r in record.references],
+                 venue_abbrev=record.venue_abbrev, volume=record.volume, first_page=record.first_page)

@@ -1,0 +1,67 @@
+"""Names and titles folded into keys, so that one person, one institution or one work written two ways
+by two exports is recognised as one.
+
+The folding is deliberately plain (upper case, accents and punctuation removed, initials only), the
+way bibliometrix and VOSviewer match: it merges two authors who share a surname and first initial,
+which a thesaurus can undo, and it never guesses beyond that.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_NON_WORD = re.compile(r"[^0-9A-Z ]+")
+_SPACES = re.compile(r"\s+")
+_INITIALS = re.compile(r"^(?:(?:[A-Z]\.-?)+|[A-Z]{1,3})$")   # "B.", "S.-P.", "JA"
+
+
+def fold(text: str | None) -> str:
+    """Upper case, accents stripped, punctuation to spaces, spaces collapsed."""
+    if not text:
+        return ""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").upper()
+    return _SPACES.sub(" ", _NON_WORD.sub(" ", plain)).strip()
+
+
+def split_name(name: str | None) -> tuple[str, str]:
+    """(surname, given) of "Owen-Smith, J", "Owen-Smith, Jason", "Gong B.", "G. Kalbe" or "Jason Owen-Smith".
+
+    Without a comma, trailing initials ("Gong B.", "Gao S.-P.") follow the surname (Scopus), leading
+    ones ("G. Kalbe") precede it (IEEE), and otherwise the last word is the surname."""
+    name = " ".join((name or "").split())
+    if "," in name:
+        surname, given = name.split(",", 1)
+        return surname.strip(), given.strip()
+    words = name.split()
+    if len(words) < 2:
+        return name, ""
+    tail = 0
+    while tail < len(words) - 1 and _INITIALS.match(words[len(words) - 1 - tail]):
+        tail += 1
+    if tail:
+        return " ".join(words[:len(words) - tail]), " ".join(words[len(words) - tail:])
+    return words[-1], " ".join(words[:-1])
+
+
+def display_name(name: str | None) -> str | None:
+    """"Surname, Given": the form every label and bibliography writer reads the surname from."""
+    surname, given = split_name(name)
+    if not surname:
+        return None
+    return f"{surname}, {given}" if given else surname
+
+
+def author_key(name: str | None) -> str | None:
+    """"OWEN-SMITH J": folded surname and first initial (hyphens kept inside surnames)."""
+    surname, given = split_name(name)
+    surname = fold(surname.replace("-", "HYPHEN")).replace("HYPHEN", "-").replace(" ", "")
+    if not surname:
+        return None
+    initial = fold(given)[:1]
+    return f"{surname} {initial}" if initial else surname
+
+
+def title_key(title: str | None) -> str:
+    """A title with everything but letters and digits removed: what two exports agree on."""
+    return fold(title).replace(" ", "")

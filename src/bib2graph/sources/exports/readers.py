@@ -1,0 +1,49 @@
+"""Which reader reads which export format: the one table of formats, and the detection fallback."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from pathlib import Path
+from typing import Callable, Iterator
+
+from ...errors import DataError
+from ...skips import Skips
+from .record import Record
+
+# format → (module, function); modules are imported only when a file of theirs is read.
+READERS: dict[str, tuple[str, str]] = {
+    "wos": ("wos", "read_wos"),
+    "wos-tab": ("wos", "read_wos_tab"),
+    "scopus-csv": ("scopus", "read_scopus_csv"),
+    "ris": ("ris", "read_ris"),
+    "bibtex": ("bibtex", "read_bibtex"),
+    "lens-csv": ("lens", "read_lens_csv"),
+    "openalex-csv": ("openalex_csv", "read_openalex_csv"),
+    "csl-json": ("csl_json", "read_csl_json"),
+}
+OPENALEX_JSON = "openalex-json"
+FORMATS = (OPENALEX_JSON, *READERS)
+
+
+def file_format(path: Path, name: str, declared: str | None = None) -> str:
+    """The declared format, else the one the content shows; a file of no known format is an error
+    that lists the formats and how to declare one."""
+    if declared:
+        return declared
+    from .detect import detect_format
+
+    found = detect_format(path)
+    if found is None:
+        raise DataError(f"{name}: not a format bib2graph reads (OpenAlex JSON, Web of Science plain text or "
+                        "tab-delimited, Scopus CSV, Lens CSV, OpenAlex CSV, RIS, BibTeX, CSL-JSON); if it is one "
+                        "of them, declare it: source.files: [{path: ..., format: ...}]",
+                        code="FILE_INVALID", details={"file": name, "formats": list(FORMATS)})
+    return found
+
+
+def read_records(path: Path, name: str, fmt: str, skips: Skips,
+                 on_record: Callable[[int], None] | None = None) -> Iterator[Record]:
+    """The records of one export file in `fmt` (not OpenAlex JSON, which sources/files.py reads)."""
+    module, function = READERS[fmt]
+    reader = getattr(import_module(f"{__package__}.{module}"), function)
+    return reader(path, name, skips, on_record=on_record) if on_record else reader(path, name, skips)

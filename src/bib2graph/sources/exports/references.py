@@ -1,0 +1,465 @@
+"""Cited references: parsed from the text exports give them, given one identity per cited work, and matched
+to the works of the corpus. Pure functions, no I/O.
+
+Identity (`identity_key`), in order:
+
+* ``doi:<bare lower-case DOI>`` when the reference carries a DOI;
+* ``key:<AUTHOR>|<YEAR>|<SOURCE>|<VOLUME>|<PAGE>`` when it has a first author, a year and at least one of
+  source, volume and page. AUTHOR is the surname upper-cased without diacritics, spaces or punctuation,
+  a space and the first initial ("Smith J", "SMITH JA", "Smith, J.A." and "Smith John" are all
+  ``SMITH J``), or ``ANONYMOUS`` for "[Anonymous]", "ANONYMOUS", "Anon.". This merges two different J.
+  Smiths who published in the same year, source, volume and page, which is rare (bibliometrix and
+  VOSviewer fold cited authors the same way). VOLUME and PAGE are their digits without leading zeros
+  ("V0005" → 5, "pD658" → 658, "ARTN e0123" → 123). SOURCE is `source_key`: the initials of the first
+  three words of the source title once punctuation, digits and stop-words are gone, so that a full title,
+  its WoS J9 abbreviation (cut at 20 characters) and its ISO-4 abbreviation agree: "Journal of Applied
+  Physics", "J APPL PHYS" and "J. Appl. Phys." are all ``JAP``. Each abbreviated word starts with the
+  letter its full word starts with, which is the one thing every abbreviation style keeps; a WoS J9 may
+  drop the trailing words of a long title, hence only the first three. Distinct journals share initials
+  ("J Appl Phys", "J Appl Psychol"), which only matters when author, year and volume also coincide.
+  When both volume and page are present the source is left out of the key (SOURCE is empty): first
+  author, year, volume and first page nearly always name one work, and the source is the part written
+  most differently from one export to another (book and proceedings titles cut at different lengths,
+  "SENSORS-BASEL" for "Sensors"). A `SourceFolding` (a VOSviewer thesaurus of source names) maps
+  sources before their initials are taken.
+* ``raw:<the reference upper-cased, diacritics and punctuation gone, spaces collapsed>`` otherwise.
+
+`work_keys` lists the keys a corpus work answers to and `ReferenceResolver` matches references to works
+by DOI first and key second; a key shared by two corpus works matches neither, and is counted.
+`merge_identities` gives a reference written without its DOI (or volume, or page) the identity of the
+fuller references of the same work, so one cited work does not split into a ``doi:`` and a ``key:`` node.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from typing import Iterable
+
+from ...ids import normalize_doi
+
+SOURCE_WORDS = 3
+STOP_WORDS = frozenset("OF THE AND IN FOR ON & DE DES DU LA LE LES DER DIE DAS UND ET".split())
+ANONYMOUS = "ANONYMOUS"
+_ANONYMOUS = re.compile(r"^\W*anon(?:ymous)?\W*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ParsedRef:
+    """A cited reference's fields as written (DOI bare and lower-case, year an int)."""
+
+    raw: str
+    first_author: str | None = None
+    year: int | None = None
+    source: str | None = None
+    volume: str | None = None
+    page: str | None = None
+    doi: str | None = None
+    title: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------- parsing
+
+_YEAR = re.compile(r"^(1[5-9]\d\d|20\d\d)$")
+_DOI_IN_TEXT = re.compile(r"(?i)\b(10\.\d{3,9}/[^\s\]]+)")
+
+
+STYLES = {"wos": "wos", "wos-tab": "wos", "scopus-csv": "scopus", "scopus-ris": "scopus"}
+
+
+def style_for(format: str) -> str:
+    """The reference style of an `Origin.format`: WoS and Scopus write theirs one way each; RIS, BibTeX
+    and Lens carry whatever the exporting database wrote, so both shapes are tried."""
+    return STYLES.get(format, "generic")
+
+
+def parse_reference(raw: str, style: str) -> ParsedRef | None:
+    """`raw` parsed as a WoS CR field ("wos"), a Scopus reference ("scopus") or either ("generic": RIS N1,
+    BibTeX), or None when neither an author, a year, a source nor a DOI can be found in it."""
+    text = " ".join(raw.split())
+    if not text:
+        return None
+    if style == "wos":
+        parsed = _parse_wos(raw, text)
+    elif style == "scopus":
+        parsed = _parse_scopus(raw, text)
+    elif style == "generic":
+        parsed = _parse_wos(raw, text) if _looks_like_wos(text) else _parse_scopus(raw, text)
+    else:
+        raise ValueError(f"unknown reference style {style!r}; expected wos, scopus or generic")
+    usable = parsed.first_author or parsed.year or parsed.source or parsed.doi
+    return parsed if usable else None
+
+
+def _looks_like_wos(text: str) -> bool:
+    """WoS puts the year second, between commas, and tags volume, page and DOI (V12, P34, DOI 10.…)."""
+    if _YEAR_PAREN.search(text):
+        return False
+    parts = _split_wos(text)
+    if len(parts) > 1 and _YEAR.match(parts[1]) or parts and _YEAR.match(parts[0]):
+        return True
+    return any(_wos_tag(p) in ("volume", "page", "doi") for p in parts[1:])
+
+
+def _split_wos(text: str) -> list[str]:
+    """Comma parts, keeping a bracketed DOI list ("DOI [10.1/a, 10.1/b]") whole."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth = max(depth - 1, 0)
+        elif char == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def _wos_doi(part: str) -> str | None:
+    """The first DOI of a WoS "DOI 10.…", "DOI DOI 10.…" or "DOI [10.…, DOI 10.…;EPUB]" part."""
+    match = _DOI_IN_TEXT.search(part)
+    return normalize_doi(re.sub(r"(?i)(;\s*epub)?[;,.]*$", "", match.group(1))) if match else None
+
+
+def _parse_wos(raw: str, text: str) -> ParsedRef:
+    parts = _split_wos(text)
+    author = year = source = volume = page = doi = article = None
+    rest = parts
+    if rest and not _YEAR.match(rest[0]) and not _wos_tag(rest[0]):
+        author, rest = rest[0], rest[1:]
+    if rest and _YEAR.match(rest[0]):
+        year, rest = int(rest[0]), rest[1:]
+    if rest and not _wos_tag(rest[0]):
+        source, rest = rest[0], rest[1:]
+    for part in rest:
+        tag = _wos_tag(part)
+        if tag == "doi":
+            doi = doi or _wos_doi(part)
+        elif tag == "volume" and volume is None:
+            volume = part[1:].strip()
+        elif tag == "page" and page is None:
+            page = part[1:].strip()
+        elif tag == "article":
+            article = part[4:].strip()
+    return ParsedRef(raw=raw, first_author=author, year=year, source=source, volume=volume,
+                     page=page or article, doi=doi)
+
+
+def _wos_tag(part: str) -> str | None:
+    """Which tagged WoS field a comma part is: V45 / v45, P425 / pD658, DOI …, ARTN …, PII …."""
+    if re.match(r"(?i)^doi\s*\[?\s*(?:doi\s*)?10\.", part):
+        return "doi"
+    if re.match(r"(?i)^artn\b", part):
+        return "article"
+    if re.match(r"(?i)^pii\b", part):
+        return "pii"
+    if re.fullmatch(r"[Vv]\s?\d[\w.\-]*", part):
+        return "volume"
+    if re.fullmatch(r"[Pp]\s?[A-Za-z]?\d[\w\-]*", part):
+        return "page"
+    return None
+
+
+# Scopus: "Ahuja G., Title, (2000) Source, 45 (3), pp. 425-455." (until ~2020) and
+# "Ahuja G., Title, Source, 45, 3, pp. 425-455, (2000)" (since), either with "Cited N times" and a DOI.
+_CITED_TIMES = re.compile(r"(?i)[,.;]?\s*cited\s+\d+\s+times?\.?")
+_SCOPUS_DOI = re.compile(r"(?i)[,.;]?\s*(?:doi:?\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{3,9}/[^\s,;]+)")
+_YEAR_PAREN = re.compile(r"\((1[5-9]\d\d|20\d\d)[a-z]?\)")
+_UP, _LOW = "A-ZÀ-ÖØ-ÞĀ-Ž", "a-zß-öø-ÿ"
+_INITIALS = rf"(?:[{_UP}][{_LOW}]?\.?(?:\s?-?\s?[{_UP}][{_LOW}]?\.?){{0,7}})"
+_SURNAME = r"(?:[^\W\d_][\w'’`\-]*)(?:\s+[^\W\d_][\w'’`\-]*){0,3}"
+_AUTHOR = re.compile(rf"^{_SURNAME}\s+{_INITIALS}$")
+_INITIALS_ONLY = re.compile(rf"^{_INITIALS}$")
+_SUFFIX = re.compile(r"(?i)\s+(?:jr|sr|ii|iii|iv)\.?$")   # "MacKerell Jr., A.D."
+_ET_AL = re.compile(r"(?i)^et\s*al\.?$")
+_PAGES = re.compile(r"(?i)^pp?\.\s*([A-Za-z]?\d+\w*)")   # Scopus marks pages; "20-21" is a volume
+_OLD_TAIL = re.compile(r"\.\s,\s")   # old Scopus: "pp. 39-63. , Ch. 3 in, Eds. …" (publisher notes follow)
+_NUMBER = re.compile(r"^([A-Za-z]?\d+[A-Za-z]?)(?:\s*[-–/]\s*\d+)?(?:\s*\(([^)]*)\))?\.?$")   # 45, 45 (3), 1-2
+
+
+def _parse_scopus(raw: str, text: str) -> ParsedRef:
+    text = _OLD_TAIL.split(_CITED_TIMES.sub("", text))[0]
+    doi = None
+    found = _SCOPUS_DOI.search(text)
+    if found and (found.group(0).strip(" ,.;").lower()[:3] in ("doi", "htt") or found.start() > 0):
+        doi = normalize_doi(found.group(1).rstrip(".)"))
+        text = (text[:found.start()] + text[found.end():]).strip()
+    text = text.strip().rstrip(".,; ")
+    years = list(_YEAR_PAREN.finditer(text))
+    if years and years[-1].end() == len(text):
+        fields = _scopus_new(text[:years[-1].start()].rstrip(" ,"), dated=True)
+        year = int(years[-1].group(1))
+    elif years:
+        fields = _scopus_old(text[:years[0].start()], text[years[0].end():])
+        year = int(years[0].group(1))
+    else:
+        fields = _scopus_new(text, dated=False)
+        year = fields.pop("year", None)
+    return ParsedRef(raw=raw, year=year, doi=doi, **fields)
+
+
+def _authors(parts: list[str], keep: int) -> tuple[str | None, int]:
+    """The first author as written and how many leading parts are authors ("Surname I.", "Surname, I.",
+    "et al."), leaving at least `keep` parts."""
+    first, i = None, 0
+    while i < len(parts) - keep:
+        part = parts[i]
+        if _ET_AL.match(part):
+            i += 1
+            continue
+        bare = _SUFFIX.sub("", part)
+        if i + 1 < len(parts) - keep and _INITIALS_ONLY.match(parts[i + 1]) and re.fullmatch(_SURNAME, bare):
+            name, i = f"{part}, {parts[i + 1]}", i + 2
+        elif _AUTHOR.match(part):
+            name, i = part, i + 1
+        else:
+            break
+        first = first or name
+    return first, i
+
+
+def _tail_numbers(parts: list[str], dated: bool) -> tuple[list[str], str | None, str | None, int | None]:
+    """Pops pages ("pp. 425-455", "p. 1549") and volume/issue numbers from the end of a new-style body;
+    without a "(2000)" a bare year among them ("Nanotechnology, 23, 2012, pp. 1-8") is the year."""
+    page = volume = year = None
+    if parts and (m := _PAGES.match(parts[-1])):
+        page, parts = m.group(1), parts[:-1]
+    numbers = []
+    while parts and _NUMBER.match(parts[-1]) and len(numbers) < 3:
+        numbers.insert(0, parts[-1])
+        parts = parts[:-1]
+    if not dated and numbers and re.fullmatch(r"1[89]\d\d|20\d\d", numbers[-1]):
+        year = int(numbers.pop())
+    if numbers:
+        volume = _NUMBER.match(numbers[0]).group(1)
+    return parts, volume, page, year
+
+
+def _scopus_new(body: str, dated: bool) -> dict:
+    """Authors, title, source, volume, issue, pages; the source is the last part before the numbers,
+    and a lone part is a source only when a year, volume or page shows this is a reference at all."""
+    parts = [p.strip() for p in body.split(", ") if p.strip()]
+    parts, volume, page, year = _tail_numbers(parts, dated)
+    anchored = volume is not None or page is not None or year is not None
+    author, n = _authors(parts, keep=1 if anchored and len(parts) > 1 else 0)
+    rest = parts[n:]
+    title = source = None
+    if len(rest) == 1 and (anchored or dated):
+        source = rest[0]
+    elif len(rest) == 1:
+        title = rest[0]
+    elif rest:
+        title, source = ", ".join(rest[:-1]), rest[-1]
+    fields = {"first_author": author, "title": title, "source": source, "volume": volume, "page": page}
+    return fields | ({"year": year} if year else {})
+
+
+def _scopus_old(left: str, right: str) -> dict:
+    parts = [p.strip() for p in left.strip().rstrip(",").split(", ") if p.strip()]
+    author, n = _authors(parts, keep=0)
+    title = ", ".join(parts[n:]) or None
+    source = volume = page = None
+    if title and (right.lstrip().startswith(",") or not right.strip()):
+        # a book: "Coey, J.M.D., Magnetism and Magnetic Materials (2010), Cambridge University Press"
+        return {"first_author": author, "title": title, "source": title, "volume": None, "page": None}
+    for part in (p.strip() for p in right.strip().split(",")):
+        if not part:
+            continue
+        if m := _PAGES.match(part):
+            page = page or m.group(1)
+            break
+        if (m := _NUMBER.match(part)) and source:
+            volume = volume or m.group(1)
+        elif source is None:
+            source = part.rstrip(".")
+        elif volume is None:
+            continue
+        else:
+            break
+    return {"first_author": author, "title": title, "source": source, "volume": volume, "page": page}
+
+
+# --------------------------------------------------------------------------------------------- identity
+
+def _ascii_upper(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).upper()
+
+
+def _words(text: str) -> list[str]:
+    return re.sub(r"[^A-Z0-9&]+", " ", _ascii_upper(text)).split()
+
+
+def author_key(name: str | None) -> str | None:
+    """``SURNAME I``: surname without diacritics, spaces or punctuation, and the first initial; names
+    are surname first ("Smith JA", "Smith, J.A.", "Burt R. S.", "Horwitz Barry")."""
+    if not name or not name.strip("*[] "):
+        return None
+    if _ANONYMOUS.match(name.strip("*[] ")) or _ANONYMOUS.match(name):
+        return ANONYMOUS
+    name = name.strip().lstrip("*")
+    name = _SUFFIX.sub("", name)
+    if "," in name:
+        surname, given = name.split(",", 1)
+        surname = _SUFFIX.sub("", surname.strip())
+    else:
+        tokens = name.split()
+        cut = len(tokens)
+        while cut > 1 and _is_initials(tokens[cut - 1]):
+            cut -= 1
+        if cut == len(tokens) and len(tokens) > 1 and tokens[-1][:1].isupper() and tokens[-1][1:].islower():
+            cut -= 1   # "Horwitz Barry": a given name written out
+        surname, given = " ".join(tokens[:cut]), " ".join(tokens[cut:])
+    surname = "".join(_words(surname))
+    initial = next(iter(_words(given)), "")[:1]
+    if not surname:
+        return None
+    return f"{surname} {initial}" if initial else surname
+
+
+def _is_initials(token: str) -> bool:
+    """"J", "JA", "J.A.", "J.-A.", "Ch.": what WoS and Scopus write for given names."""
+    bare = token.replace(".", "").replace("-", "")
+    pieces = [p for p in re.split(r"[.\-]", token) if p]
+    return bool(bare) and (("." in token and bare[:1].isupper() and all(len(p) <= 2 for p in pieces))
+                           or (bare.isalpha() and bare.isupper() and len(bare) <= 3))
+
+
+def _number(value: str | None) -> str:
+    digits = re.sub(r"\D", "", value or "")
+    return digits.lstrip("0") or ("0" if digits else "")
+
+
+def source_key(name: str | None, fold: "SourceFolding | None" = None) -> str:
+    """The initials of a source title's first `SOURCE_WORDS` words, stop-words and numbers left out
+    ("Journal of Applied Physics", "J APPL PHYS", "J. Appl. Phys." → ``JAP``)."""
+    if not name:
+        return ""
+    if fold is not None:
+        name = fold.canonical(name)
+    words = [w for w in _words(name) if w not in STOP_WORDS and not w.isdigit()]
+    return "".join(w[0] for w in words[:SOURCE_WORDS])
+
+
+def normalize_raw(raw: str) -> str:
+    return " ".join(_words(raw))
+
+
+def _key(author: str | None, year: int | None, source: str, volume: str, page: str) -> str | None:
+    if not author or year is None or not (source or volume or page):
+        return None
+    return f"key:{author}|{year}|{'' if volume and page else source}|{volume}|{page}"
+
+
+def identity_key(ref: ParsedRef, fold: "SourceFolding | None" = None) -> str:
+    """One string per cited work: ``doi:…``, else ``key:AUTHOR|YEAR|SOURCE|VOLUME|PAGE``, else ``raw:…``."""
+    if ref.doi:
+        return f"doi:{ref.doi}"
+    key = _key(author_key(ref.first_author), ref.year, source_key(ref.source, fold), _number(ref.volume),
+               _number(ref.page))
+    return key or f"raw:{normalize_raw(ref.raw)}"
+
+
+@dataclass(frozen=True)
+class SourceFolding:
+    """Source names mapped to the name they stand for, from a VOSviewer thesaurus (``label<TAB>replace
+    by``, header first). Labels are compared upper-case, without diacritics or punctuation."""
+
+    mapping: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_thesaurus(cls, text: str) -> "SourceFolding":
+        """Parses thesaurus text; a line without a replacement maps nothing (VOSviewer drops such terms
+        from a map, a source name is never dropped)."""
+        mapping: dict[str, str] = {}
+        lines = [line for line in text.splitlines() if line.strip()]
+        header = [c.strip().lower() for c in lines[0].split("\t")] if lines else []
+        if header[:2] != ["label", "replace by"]:
+            raise ValueError("a VOSviewer thesaurus starts with the header label<TAB>replace by")
+        for line in lines[1:]:
+            cells = line.split("\t")
+            if len(cells) >= 2 and cells[0].strip() and cells[1].strip():
+                mapping[normalize_raw(cells[0])] = cells[1].strip()
+        return cls(mapping)
+
+    def canonical(self, name: str) -> str:
+        return self.mapping.get(normalize_raw(name), name)
+
+
+def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = None) -> dict[str, str]:
+    """``key:…`` identity → the fuller identity of the same cited work, so that one work cited with and
+    without its DOI, volume or page is one node. The fuller references are those with a DOI, else those
+    with volume and page; each answers to its keys as `work_keys` lists them (volume or page left out).
+    A key maps to the one DOI the DOI-bearing references answering it carry, else to the one
+    volume-and-page key the others answering it have; a key with two candidates maps to neither."""
+    dois: dict[str, set[str]] = defaultdict(set)
+    fuller: dict[str, set[str]] = defaultdict(set)
+    for ref in refs:
+        own = identity_key(replace(ref, doi=None), fold)
+        if not (ref.doi or (_number(ref.volume) and _number(ref.page) and own.startswith("key:"))):
+            continue
+        for key in work_keys(ref.first_author, ref.year, ref.source, None, ref.volume, ref.page, None, fold):
+            if ref.doi:
+                dois[key].add(f"doi:{ref.doi}")
+            elif key != own:
+                fuller[key].add(own)
+    merged = {key: next(iter(found)) for key, found in dois.items() if len(found) == 1}
+    merged.update((key, next(iter(found))) for key, found in fuller.items()
+                  if len(found) == 1 and key not in dois)
+    # a key may map to a volume-and-page key that itself maps to a DOI (their sources spelled apart)
+    return {key: merged.get(merged[key], merged[key]) for key in sorted(merged)}
+
+
+# --------------------------------------------------------------------------------------------- matching
+
+def work_keys(first_author: str | None, year: int | None, venue: str | None, venue_abbrev: str | None,
+              volume: str | None, first_page: str | None, doi: str | None,
+              fold: SourceFolding | None = None) -> list[str]:
+    """The identities a corpus work answers to: its DOI and its author–year–source–volume–page keys, with
+    volume or page left out too (a reference may omit either) and with both source forms.
+    `first_author` is surname first, as WoS AU or Scopus "Authors" write it."""
+    keys = [f"doi:{d}"] if (d := normalize_doi(doi)) else []
+    author, vol, page = author_key(first_author), _number(volume), _number(first_page)
+    sources = sorted({source_key(s, fold) for s in (venue, venue_abbrev) if s} or {""})
+    for source in sources:
+        for v, p in ((vol, page), (vol, ""), ("", page), ("", "")):
+            key = _key(author, year, source, v, p)
+            if key and key not in keys:
+                keys.append(key)
+    return keys
+
+
+class ReferenceResolver:
+    """Matches cited references to corpus works: by DOI, else by key. A key two works answer to resolves
+    to none (`ambiguous` counts those references); a reference with a DOI is matched by key only to a
+    work without a DOI, since two DOIs name two works."""
+
+    def __init__(self, works: Iterable[tuple[str, Iterable[str]]], fold: SourceFolding | None = None):
+        self.fold = fold
+        self.ambiguous = 0
+        self._index: dict[str, set[str]] = defaultdict(set)
+        self._has_doi: set[str] = set()
+        for work_id, keys in works:
+            for key in keys:
+                self._index[key].add(work_id)
+                if key.startswith("doi:"):
+                    self._has_doi.add(work_id)
+
+    def resolve(self, ref: ParsedRef) -> tuple[str | None, str | None]:
+        if ref.doi and (found := self._index.get(f"doi:{ref.doi}")):
+            if len(found) == 1:
+                return next(iter(found)), "doi"
+            self.ambiguous += 1
+            return None, None
+        key = identity_key(replace(ref, doi=None), self.fold)
+        found = self._index.get(key, set()) if key.startswith("key:") else set()
+        if ref.doi:
+            found = found - self._has_doi
+        if len(found) == 1:
+            return next(iter(found)), "key"
+        if len(found) > 1:
+            self.ambiguous += 1
+        return None, None

@@ -1,0 +1,228 @@
+"""RIS files (reference managers, IEEE Xplore, Scopus) as Records, one TY … ER block at a time.
+
+The blocks are cut here, so that every record and every cited reference keeps its line; rispy reads
+each block's tags. Scopus RIS writes its cited references as one `N1  - References: …` note whose
+references follow one a line, each ending in ";":
+
+    N1  - References: Mayergoyz, I.D., (1986) Phys. Rev. Lett., 56, p. 1518;
+    Preisach, F., (1935) Z. Phys., 94, p. 277;
+
+A record with such a note is read as format "scopus-ris". bib2graph's own RIS writes the work ID in
+`ID` and `AN`: an OpenAlex ID there ("W123") becomes the record's `openalex` ID.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+from urllib.parse import parse_qs, unquote, urlparse
+
+from ...errors import DataError
+from ...ids import normalize_doi
+from ...skips import Skips
+from . import textfile
+from .record import Author, CitedRef, Origin, Record
+from .scopus_refs import split_references
+from .vocab import language_code, work_type
+
+Line = tuple[int, str]
+
+_OPENALEX_WORK = re.compile(r"^W\d+$")
+_YEAR = re.compile(r"\b(\d{4})\b")
+_DATE = re.compile(r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})")
+_REFERENCES = "References:"
+# How many lines of a file without any `TY  - ` line are read before it is called not RIS.
+_STRAY_LIMIT = 1000
+
+
+def read_ris(path: Path, name: str, skips: Skips) -> Iterator[Record]:
+    """The records of a RIS file, streamed; blocks that cannot be read go to `skips`."""
+    import rispy
+
+    parser = rispy.RisParser(skip_unknown_tags=True)
+    count = 0
+    for number, (start, block) in enumerate(ris_blocks(textfile.lines(Path(path), name), name, skips), 1):
+        fields = parse_block(parser, block, name, start, skips)
+        if fields is None:
+            continue
+        count += 1
+        yield _record(fields, block, Origin(name, number, start, "ris"))
+    if not count:
+        skips.add(name, "", "holds no RIS records")
+
+
+def ris_blocks(lines: Iterable[str], name: str, skips: Skips,
+               keep: Callable[[str | None], bool] | None = None) -> Iterator[tuple[int, list[Line]]]:
+    """(first line, numbered lines) of each TY … ER block; stray text and blocks without ER go to
+    `skips`. A file whose first lines hold no `TY  - ` is not RIS (FILE_INVALID). `keep(tag)` drops
+    the lines it rejects (continuation lines have the tag None)."""
+    block: list[Line] | None = None
+    stray: list[int] = []
+    seen_ty = False
+    start = 0
+    for number, line in enumerate(lines, 1):
+        tag = tag_of(line)
+        if tag == "TY":
+            if not seen_ty:
+                seen_ty = True
+                for where in stray:
+                    skips.add(name, f"line {where}", "text outside a RIS record (TY … ER); ignored")
+            if block is not None:
+                skips.add(name, f"line {start}", f"RIS record without ER (a new one starts at line {number}); "
+                          "skipped")
+            block, start = [(number, line)], number
+        elif block is None:
+            if line.strip():
+                if seen_ty:
+                    skips.add(name, f"line {number}", "text outside a RIS record (TY … ER); ignored")
+                else:
+                    stray.append(number)
+                    if len(stray) > _STRAY_LIMIT:
+                        break
+        elif tag == "ER":
+            yield start, block + [(number, line)]
+            block = None
+        elif keep is None or keep(tag):
+            block.append((number, line))
+    if not seen_ty and stray:
+        raise DataError(f"{name}: not a RIS file (no record starts with a `TY  - ` line)", code="FILE_INVALID",
+                        details={"file": name})
+    if block is not None:
+        skips.add(name, f"line {start}", "RIS record without ER at the end of the file; skipped")
+
+
+def tag_of(line: str) -> str | None:
+    """The tag of a `XX  - value` line, None for a continuation line (rispy's rule)."""
+    if line[2:5] == "  -" and line[:2].isupper() and line[:1].isalpha():
+        return line[:2]
+    return None
+
+
+def parse_block(parser: Any, block: list[Line], name: str, line: int, skips: Skips) -> dict[str, Any] | None:
+    """One block read by rispy; a block its internals trip over is skipped, not the file."""
+    try:
+        found = parser.parse_lines(iter([text for _, text in block]))
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        skips.add(name, f"line {line}", f"RIS record not read ({type(exc).__name__}: {exc}); skipped")
+        return None
+    if not found:
+        skips.add(name, f"line {line}", "RIS record not read; skipped")
+        return None
+    return found[0]
+
+
+def _record(f: dict[str, Any], block: list[Line], origin: Origin) -> Record:
+    references = scopus_references(block)
+    if references or _text(f.get("name_of_database")).lower() == "scopus":
+        origin = Origin(origin.file, origin.record, origin.line, "scopus-ris")
+    year, date = _year_and_date(f)
+    first, last = _pages(f, origin.format == "scopus-ris")
+    venue = _first(f, "secondary_title", "alternate_title3", "journal_name", "alternate_title2")
+    abbrev = _first(f, "alternate_title1", "alternate_title2")
+    return Record(
+        origin=origin, ids=_ids(f), doi=_doi(f),
+        title=_first(f, "title", "primary_title"),
+        year=year, publication_date=date,
+        type=work_type(_text(f.get("type_of_reference"))),
+        language=language_code(_text(f.get("language"))),
+        venue=venue, venue_abbrev=abbrev if abbrev != venue else None,
+        volume=_first(f, "volume"), issue=_first(f, "number"),
+        first_page=first, last_page=last,
+        abstract=_first(f, "abstract", "notes_abstract"),
+        authors=[Author(name=a) for a in _list(f, "authors") or _list(f, "first_authors")],
+        author_keywords=[k for k in (_text(k) for k in _list(f, "keywords")) if k],
+        references=references,
+    )
+
+
+def scopus_references(block: list[Line]) -> list[CitedRef]:
+    """The references of a Scopus `N1  - References:` note, each with its line; a line holding
+    several references ("a; b; c", as older exports write the whole note) is split as Scopus CSV
+    cells are (`scopus_refs.split_references`)."""
+    refs: list[CitedRef] = []
+    inside = False
+    for number, line in block:
+        tag = tag_of(line)
+        if tag is not None:
+            value = line[6:].strip()
+            inside = tag == "N1" and value.startswith(_REFERENCES)
+            if not inside:
+                continue
+            line = value[len(_REFERENCES):]
+        elif not inside:
+            continue
+        refs.extend(CitedRef(r.strip(), number) for r in split_references(line.strip().rstrip(";")))
+    return refs
+
+
+def _ids(f: dict[str, Any]) -> dict[str, str]:
+    ids: dict[str, str] = {}
+    own = _first(f, "id", "accession_number")
+    if own:
+        ids["ris"] = own
+        if _OPENALEX_WORK.match(own):
+            ids["openalex"] = own
+    for url in _list(f, "urls"):
+        eid = parse_qs(urlparse(url).query).get("eid")
+        if eid and "scopus" in url.lower():
+            ids["scopus"] = eid[0]
+    return ids
+
+
+def _doi(f: dict[str, Any]) -> str | None:
+    """`DO`, else a doi.org URL's DOI (percent-escapes undone)."""
+    doi = normalize_doi(_text(f.get("doi")))
+    if doi:
+        return doi
+    for url in _list(f, "urls"):
+        if "doi.org/" in url.lower() and (found := normalize_doi(unquote(url.strip()))):
+            return found
+    return None
+
+
+def _year_and_date(f: dict[str, Any]) -> tuple[int | None, str | None]:
+    """The year of `PY`, `Y1` ("1 Jan.-Feb. 2019", "2019/01/15/") or `DA`; an ISO date when `DA` or
+    `Y1` give year, month and day."""
+    date = None
+    for key in ("date", "publication_year", "year"):
+        match = _DATE.match(_text(f.get(key)))
+        if match:
+            y, m, d = (int(g) for g in match.groups())
+            if 1 <= m <= 12 and 1 <= d <= 31:
+                date = f"{y:04d}-{m:02d}-{d:02d}"
+                break
+    for key in ("year", "publication_year", "date"):
+        match = _YEAR.search(_text(f.get(key)))
+        if match:
+            return int(match.group(1)), date
+    return None, date
+
+
+def _pages(f: dict[str, Any], scopus: bool) -> tuple[str | None, str | None]:
+    """`SP`/`EP`; an `SP` of "12-34" is both; Scopus puts an article number in `C7`."""
+    first, last = _first(f, "start_page"), _first(f, "end_page")
+    if first and not last and re.fullmatch(r"\w+\s*[-–]+\s*\w+", first):
+        first, last = (p.strip() for p in re.split(r"[-–]+", first, maxsplit=1))
+    if not first and scopus:
+        first = _first(f, "custom7")
+    return first, last
+
+
+def _first(f: dict[str, Any], *keys: str) -> str | None:
+    for key in keys:
+        value = f.get(key)
+        value = value[0] if isinstance(value, list) and value else value
+        if text := _text(value):
+            return text
+    return None
+
+
+def _list(f: dict[str, Any], key: str) -> list[str]:
+    value = f.get(key)
+    values = value if isinstance(value, list) else [value] if value else []
+    return [t for t in (_text(v) for v in values) if t]
+
+
+def _text(value: Any) -> str:
+    return " ".join(str(value).split()) if value is not None else ""

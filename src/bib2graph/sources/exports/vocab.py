@@ -1,0 +1,67 @@
+"""Document types and languages as each export writes them, in the vocabularies bib2graph keeps.
+
+Types become OpenAlex's work types (conference papers are "article", as OpenAlex has them since
+2023); languages become ISO 639-1 codes. A label nobody maps stays unknown (None) for a language and
+becomes "other" for a type, so a new label in an export never stops a run.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+# Lower-cased labels of Scopus ("Conference Paper"), WoS ("Proceedings Paper"), Lens ("journal
+# article"), RIS TY codes ("JOUR") and BibTeX entry types ("inproceedings").
+_TYPES = {
+    "article": "article", "journal article": "article", "conference paper": "article",
+    "proceedings paper": "article", "conference proceedings": "article", "data paper": "article",
+    "article in press": "article", "meeting abstract": "article", "preprint": "preprint",
+    "review": "review", "short survey": "review", "book review": "review",
+    "book": "book", "book chapter": "book-chapter", "chapter": "book-chapter",
+    "editorial": "editorial", "editorial material": "editorial",
+    "letter": "letter", "note": "other", "erratum": "erratum", "correction": "erratum",
+    "retracted": "article", "retraction": "retraction", "conference review": "other",
+    "dissertation": "dissertation", "thesis": "dissertation", "report": "report", "dataset": "dataset",
+    # RIS TY
+    "jour": "article", "ejour": "article", "jfull": "article", "mgzn": "article", "news": "article",
+    "conf": "article", "cpaper": "article", "abst": "article", "inpr": "article",
+    "chap": "book-chapter", "echap": "book-chapter", "ebook": "book", "edbook": "book",
+    "thes": "dissertation", "rprt": "report", "data": "dataset", "gen": "other", "elec": "other",
+    # BibTeX
+    "inproceedings": "article", "conference": "article", "incollection": "book-chapter",
+    "inbook": "book-chapter", "phdthesis": "dissertation", "mastersthesis": "dissertation",
+    "techreport": "report", "misc": "other", "unpublished": "other", "proceedings": "book",
+    "manual": "other", "booklet": "book",
+}
+
+
+def work_type(label: str | None) -> str | None:
+    """OpenAlex's work type for an export's label; None when the file gives none."""
+    if not label or not label.strip():
+        return None
+    key = " ".join(label.split()).lower()
+    return _TYPES.get(key, "other")
+
+
+def marks_retracted(label: str | None) -> bool:
+    """Scopus and WoS mark a retracted work by its type ("Retracted"), not by a flag."""
+    return bool(label) and label.strip().lower() == "retracted"
+
+
+def language_code(value: str | None) -> str | None:
+    """ISO 639-1 for a language name or code ("English", "eng", "en"), else None. Several languages
+    ("English; Chinese") give the first."""
+    if not value or not value.strip():
+        return None
+    first = value.replace(",", ";").split(";")[0].strip()
+    return _language(first.lower())
+
+
+@cache
+def _language(value: str) -> str | None:
+    import pycountry
+
+    try:
+        found = pycountry.languages.lookup(value)
+    except LookupError:
+        return None
+    return getattr(found, "alpha_2", None)

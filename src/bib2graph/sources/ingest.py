@@ -1,0 +1,330 @@
+"""The works of a review's source files, read once, merged and with their references resolved.
+
+    files ─► entries (one per record: OpenAlex JSON, Web of Science, Scopus, RIS, BibTeX, …)
+          ─► merged works (one per work: same ID, DOI, or title + year + first author)
+          ─► references resolved to one identity per cited work
+          ─► the bundle tables + the cited references + where each work came from
+
+A merged work takes each field from its best source (`entries.RANK`: OpenAlex, then Web of Science,
+Scopus, Lens, reference managers), its authors and references from the best source that has any (never
+a union, which would count one cited work twice), and the union of its sources' terms. A reference
+resolves to a work of the universe by DOI, else by its author–year–source–volume–page key; an
+unresolved one is a work of its own, ``REF:`` and a hash of its identity, labelled from what the
+reference says (see docs/networks.md, "Cited references").
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+import pandas as pd
+
+from ..ids import short_id
+from ..skips import Skips
+from ..tables import AFFILIATIONS, AUTHORSHIPS, REFERENCES, TERMS, WORKS, Bundle, conform
+from .exports.entries import WORK_FIELDS, Entry, entry_from_record
+from .exports.readers import OPENALEX_JSON, file_format, read_records
+from .exports.names import display_name
+from .exports.references import ReferenceResolver, identity_key, merge_identities, parse_reference, style_for, work_keys
+from .files import read_work_objects
+from .records import work_rows
+
+UNPARSED_SHOWN = 10_000   # unparsed references listed in the manifest (all of them, short of a pathological file)
+
+
+@dataclass
+class Ingested:
+    bundle: Bundle
+    cited: pd.DataFrame      # SOURCE_REFS: the cited works that resolved to no work of the universe
+    origins: pd.DataFrame    # ORIGINS: which record of which file gave which fields of which work
+    counts: dict[str, Any] = field(default_factory=dict)
+
+
+def _openalex_entries(path: Path, name: str, skips: Skips, start: int) -> Iterator[Entry]:
+    for number, work in enumerate(read_work_objects(path, name, skips), 1):
+        rows = work_rows(work)
+        if rows is None:
+            continue
+        row = rows["works"][0]
+        biblio = work.get("biblio") if isinstance(work.get("biblio"), dict) else {}
+        strip = lambda r: {k: v for k, v in r.items() if k != "work_id"}   # noqa: E731
+        yield Entry(file=name, format=OPENALEX_JSON, record=number, line=0, order=start + number,
+                    native_id=row["work_id"], work={k: row[k] for k in WORK_FIELDS},
+                    authors=[strip(r) for r in rows["authorships"]],
+                    affiliations=[strip(r) for r in rows["affiliations"]],
+                    terms=[strip(r) for r in rows["terms"]],
+                    referenced_ids=[r["referenced_id"] for r in rows["references"]],
+                    volume=_text(biblio.get("volume")), first_page=_text(biblio.get("first_page")))
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def read_entries(paths: list[Path], names: list[str], formats: list[str | None], skips: Skips,
+                 on_record: Callable[[int], None] | None = None) -> Iterator[Entry]:
+    """Every record of every file, in file order; formats declared or detected."""
+    order = 0
+    for path, name, declared in zip(paths, names, formats, strict=True):
+        fmt = file_format(Path(path), name, declared)
+        if fmt == OPENALEX_JSON:
+            entries: Iterable[Entry] = _openalex_entries(Path(path), name, skips, order)
+        else:
+            entries = (entry_from_record(r, order + i) for i, r in
+                       enumerate(read_records(Path(path), name, fmt, skips, on_record), 1))
+        for entry in entries:
+            order = max(order, entry.order)
+            yield entry
+
+
+class _Groups:
+    """Union–find over entries sharing a merge key."""
+
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def union(self, i: int, j: int) -> None:
+        a, b = self.find(i), self.find(j)
+        if a != b:
+            self.parent[max(a, b)] = min(a, b)
+
+
+def group_entries(entries: list[Entry]) -> list[list[Entry]]:
+    """Entries that are one work, best source first (rank, then read order); groups in order of their
+    best entry.
+
+    The same native ID or DOI makes one work. Title, year and first author join a record without a DOI
+    to the one work with a DOI that has them (to none when several do: a conference abstract and its
+    article share all three), and records without a DOI to each other; two DOIs never merge.
+    """
+    groups = _Groups(len(entries))
+    owner: dict[str, int] = {}
+    titled: dict[str, list[int]] = {}
+    for i, entry in enumerate(entries):
+        for key in entry.merge_keys():
+            if key.startswith("title:"):
+                titled.setdefault(key, []).append(i)
+            elif key in owner:
+                groups.union(owner[key], i)
+            else:
+                owner[key] = i
+    for members in titled.values():
+        with_doi = {groups.find(i) for i in members if entries[i].work.get("doi")}
+        without = [i for i in members if not entries[i].work.get("doi")]
+        if len(with_doi) <= 1 and without:
+            anchor = next(iter(with_doi)) if with_doi else without[0]
+            for i in without:
+                groups.union(anchor, i)
+    members: dict[int, list[Entry]] = {}
+    for i, entry in enumerate(entries):
+        members.setdefault(groups.find(i), []).append(entry)
+    ordered = [sorted(m, key=lambda e: (e.rank, e.order)) for m in members.values()]
+    return sorted(ordered, key=lambda m: (m[0].rank, m[0].order))
+
+
+@dataclass
+class Merged:
+    work_id: str
+    entries: list[Entry]
+    work: dict[str, Any]
+    supplied: dict[int, list[str]]   # index in entries → the fields it supplied
+    authors_from: Entry | None
+    references_from: Entry | None
+
+
+def merge_group(entries: list[Entry]) -> Merged:
+    """One work from the entries of a group: each field from the best entry that has it."""
+    best = entries[0]
+    work, supplied = {}, {i: [] for i in range(len(entries))}
+    for name in WORK_FIELDS:
+        for i, entry in enumerate(entries):
+            value = entry.work.get(name)
+            if value is not None and value is not False and value != "":
+                work[name] = value
+                supplied[i].append(name)
+                break
+        else:
+            work[name] = False if name == "is_retracted" else None
+    authors_from = next((e for e in entries if e.authors), None)
+    references_from = next((e for e in entries if e.referenced_ids or e.raw_references), None)
+    for i, entry in enumerate(entries):
+        if entry is authors_from:
+            supplied[i].append("authors")
+        if entry is references_from:
+            supplied[i].append("references")
+        if entry.terms:
+            supplied[i].append("terms")
+    return Merged(best.native_id, entries, work, supplied, authors_from, references_from)
+
+
+def _ref_id(identity: str) -> str:
+    return "REF:" + hashlib.sha1(identity.encode("utf-8")).hexdigest()[:12].upper()
+
+
+class _References:
+    """Every distinct cited reference met, parsed once, with what resolving and labelling it needs."""
+
+    def __init__(self) -> None:
+        self.parsed: dict[str, Any] = {}          # identity → ParsedRef (first met) or None (unparsed)
+        self.raw: dict[str, str] = {}             # identity → the raw string first met
+        self.counts: Counter = Counter()
+        self.unparsed: list[dict[str, Any]] = []
+
+    def add(self, raw: str, line: int | None, style: str, file: str) -> str:
+        """The identity of one raw reference; an unparsed one is listed with its file and line."""
+        self.counts["references"] += 1
+        parsed = parse_reference(raw, style)
+        if parsed is None:
+            self.counts["unparsed"] += 1
+            if len(self.unparsed) < UNPARSED_SHOWN:
+                self.unparsed.append({"file": file, "line": line, "reference": raw[:300]})
+            identity = "raw:" + " ".join(raw.split()).casefold()
+            self.parsed.setdefault(identity, None)
+            self.raw.setdefault(identity, raw)
+            return identity
+        identity = identity_key(parsed)
+        self.counts["with_doi"] += bool(parsed.doi)
+        self.parsed.setdefault(identity, parsed)
+        self.raw.setdefault(identity, raw)
+        return identity
+
+
+def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None = None,
+           skips: Skips | None = None, on_record: Callable[[int], None] | None = None) -> Ingested:
+    """Read, merge and resolve the works of `paths` (named in messages as `names`)."""
+    skips = Skips() if skips is None else skips
+    formats = formats or [None] * len(paths)
+    entries = list(read_entries(paths, names, formats, skips, on_record))
+    merged = [merge_group(g) for g in group_entries(entries)]
+    refs = _References()
+    cites: dict[str, list[str]] = {}
+    for m in merged:
+        source = m.references_from
+        if source is None:
+            cites[m.work_id] = []
+        elif source.raw_references:
+            style = style_for(source.format)
+            cites[m.work_id] = [refs.add(raw, line, style, source.file) for raw, line in source.raw_references]
+        else:
+            cites[m.work_id] = [short_id(r) or r for r in source.referenced_ids]
+    resolved, counts = _resolve(merged, refs)
+    bundle = _bundle(merged, cites, resolved)
+    cited = _cited_table(refs, resolved, bundle.references)
+    by_file = Counter(e.file for e in entries)
+    dup_by_file = Counter(e.file for m in merged for e in m.entries[1:])
+    counts = {"records": len(entries), "works": len(merged),
+              "files": [{"file": name, "records": by_file.get(name, 0), "duplicates": dup_by_file.get(name, 0)}
+                        for name in names],
+              "references": {**counts, "total": refs.counts["references"], "unparsed": refs.counts["unparsed"],
+                             "with_doi": refs.counts["with_doi"], "unparsed_shown": refs.unparsed}}
+    return Ingested(bundle, cited, _origins(merged), counts)
+
+
+def _resolve(merged: list[Merged], refs: _References) -> tuple[dict[str, str], dict[str, Any]]:
+    """Identity → work ID. A key written elsewhere with a fuller identity (a DOI, a volume and page)
+    takes that one (`merge_identities`); it resolves to a work of the universe by DOI, else by key
+    (`ReferenceResolver`); else it is a work of its own, ``REF:`` and a hash of the identity."""
+    resolver = ReferenceResolver(
+        (m.work_id, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
+                              _abbrev(m), _first(m, "volume"), _first(m, "first_page"), m.work.get("doi")))
+        for m in merged)
+    fuller = merge_identities(p for p in refs.parsed.values() if p is not None)
+    out: dict[str, str] = {}
+    methods: Counter = Counter()
+    for identity, parsed in refs.parsed.items():
+        target = fuller.get(identity, identity)
+        best = refs.parsed.get(target, parsed) if target != identity else parsed
+        work_id, method = resolver.resolve(best) if best is not None else (None, None)
+        if work_id is None:
+            work_id, method = _ref_id(target), "merged" if target != identity else "unresolved"
+        out[identity] = work_id
+        methods[method] += 1
+    return out, {"identities": len(refs.parsed), "identities_by_method": dict(sorted(methods.items())),
+                 "merged_into_fuller": sum(1 for i in refs.parsed if fuller.get(i, i) != i),
+                 "ambiguous": resolver.ambiguous}
+
+
+def _first_author(m: Merged) -> str | None:
+    return m.authors_from.first_author() if m.authors_from else None
+
+
+def _first(m: Merged, name: str) -> str | None:
+    return next((getattr(e, name) for e in m.entries if getattr(e, name)), None)
+
+
+def _abbrev(m: Merged) -> str | None:
+    return _first(m, "venue_abbrev")
+
+
+def _bundle(merged: list[Merged], cites: dict[str, list[str]], resolved: dict[str, str]) -> Bundle:
+    works, authorships, affiliations, references, terms = [], [], [], [], []
+    for m in merged:
+        refs = sorted({resolved.get(r, r) for r in cites[m.work_id]} - {m.work_id})
+        works.append({"work_id": m.work_id, **m.work, "n_references": len(refs)})
+        references.extend({"work_id": m.work_id, "referenced_id": r} for r in refs)
+        if m.authors_from:
+            authorships.extend({"work_id": m.work_id, **row} for row in m.authors_from.authors)
+            affiliations.extend({"work_id": m.work_id, **row} for row in m.authors_from.affiliations)
+        seen = set()
+        for entry in m.entries:
+            for row in entry.terms:
+                key = (row["field"], row["term_id"])
+                if key not in seen:
+                    seen.add(key)
+                    terms.append({"work_id": m.work_id, **row})
+    affiliations = pd.DataFrame(affiliations, columns=list(AFFILIATIONS.columns))
+    affiliations = affiliations.drop_duplicates(["work_id", "position", "institution_id"])
+    return Bundle(works=conform(pd.DataFrame(works, columns=list(WORKS.columns)), WORKS),
+                  authorships=conform(pd.DataFrame(authorships, columns=list(AUTHORSHIPS.columns)), AUTHORSHIPS),
+                  affiliations=conform(affiliations, AFFILIATIONS),
+                  references=conform(pd.DataFrame(references, columns=list(REFERENCES.columns)), REFERENCES),
+                  terms=conform(pd.DataFrame(terms, columns=list(TERMS.columns)), TERMS))
+
+
+def _cited_table(refs: _References, resolved: dict[str, str], references: pd.DataFrame) -> pd.DataFrame:
+    """The REF works: one row per identity that resolved to no work of the universe, labelled from the
+    reference (first met), with the number of works citing it."""
+    from ..tables import SOURCE_REFS
+
+    citing = references.groupby("referenced_id").size()
+    label_of: dict[str, str] = {}   # REF ID → the identity it is named after (itself when it was met)
+    for identity, work_id in resolved.items():
+        if work_id.startswith("REF:") and (work_id not in label_of or work_id == _ref_id(identity)):
+            label_of[work_id] = identity
+    rows = []
+    for work_id, identity in label_of.items():
+        parsed = refs.parsed[identity]
+        rows.append({"work_id": work_id, "identity": identity, "raw": refs.raw[identity],
+                     "first_author": _label_author(parsed), "year": getattr(parsed, "year", None),
+                     "title": getattr(parsed, "title", None) if parsed else refs.raw[identity],
+                     "venue": getattr(parsed, "source", None), "volume": getattr(parsed, "volume", None),
+                     "page": getattr(parsed, "page", None), "doi": getattr(parsed, "doi", None),
+                     "citing": int(citing.get(work_id, 0))})
+    table = pd.DataFrame(rows, columns=list(SOURCE_REFS.columns))
+    return conform(table.drop_duplicates("work_id"), SOURCE_REFS)
+
+
+def _label_author(parsed) -> str | None:
+    from .exports.names import display_name
+
+    author = getattr(parsed, "first_author", None) if parsed is not None else None
+    return display_name(author) if author else None
+
+
+def _origins(merged: list[Merged]) -> pd.DataFrame:
+    from ..tables import ORIGINS
+
+    rows = [{"work_id": m.work_id, "file": e.file, "format": e.format, "record": e.record, "line": e.line,
+             "native_id": e.native_id, "primary": i == 0, "fields": ",".join(m.supplied[i])}
+            for m in merged for i, e in enumerate(m.entries)]
+    return conform(pd.DataFrame(rows, columns=list(ORIGINS.columns)), ORIGINS)

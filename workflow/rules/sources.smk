@@ -1,0 +1,16 @@
+# Only with `source.kind: files`: the source files read once, merged and their references resolved.
+if registry.RULES["sources"].wanted(SPEC):
+
+    rule sources:
+        input:
+            unpack(inputs("sources")),
+        output:
+            **outputs("sources"),
+        params:
+            spec=params("sources"),
+        log:
+            log("sources"),
+        benchmark:
+            bench("sources"),
+        script:
+            PHASE_SCRIPT
