@@ -56,10 +56,19 @@ def language_code(value: str | None) -> str | None:
     return _language(first.lower())
 
 
+# Names exports use that pycountry's ISO 639 names do not match ("Modern Greek (1453-)", "Malay
+# (macrolanguage)"), or older names of a language.
+_LANGUAGE_NAMES = {"greek": "el", "malay": "ms", "swahili": "sw", "frisian": "fy", "gaelic": "gd",
+                   "irish gaelic": "ga", "scottish gaelic": "gd", "flemish": "nl", "byelorussian": "be",
+                   "farsi": "fa", "moldavian": "ro", "norwegian bokmal": "nb"}
+
+
 @cache
 def _language(value: str) -> str | None:
     import pycountry
 
+    if value in _LANGUAGE_NAMES:
+        return _LANGUAGE_NAMES[value]
     try:
         found = pycountry.languages.lookup(value)
     except LookupError:

@@ -32,8 +32,8 @@ from ...errors import DataError
 from ...ids import normalize_doi
 from ...skips import Skips
 from .countries import country_code
-from .languages import language_code
 from .record import Author, CitedRef, Institution, Origin, Record
+from .vocab import language_code, work_type
 
 OnRecord = Callable[[int], None]
 
@@ -44,10 +44,6 @@ _UT = re.compile(r"^(?:(WOS|ISI):)?(\d+)$", re.IGNORECASE)
 _MONTHS = {m: i for i, m in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", "JUN",
                                        "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"), 1)}
 _DAY_DATE = re.compile(r"^([A-Z]{3})\s+(\d{1,2})(?:\s+\d{4})?$", re.IGNORECASE)
-_TYPES = {"article": "article", "review": "review", "proceedings paper": "article",
-          "editorial material": "editorial", "letter": "letter", "book chapter": "book-chapter",
-          "book": "book", "correction": "erratum", "correction, addition": "erratum",
-          "retraction": "retraction", "data paper": "article"}
 _RETRACTED_TITLE = re.compile(r"^\s*retracted\s*:|\(retracted article\b", re.IGNORECASE)
 
 
@@ -264,11 +260,8 @@ def _full_date(pd: str | None, year: int | None) -> str | None:
 
 
 def _work_type(doc_type: str) -> str | None:
-    """OpenAlex's type for a WoS document type; "Article; Proceedings Paper" types by its first part."""
-    parts = [p.strip().casefold() for p in doc_type.split(";") if p.strip()]
-    if not parts:
-        return None
-    return _TYPES.get(parts[0], "other")
+    """OpenAlex's type for a WoS document type; "Article; Proceedings Paper" is typed by its first part."""
+    return work_type(doc_type.split(";")[0])
 
 
 def _retracted(title: str | None, doc_type: str) -> bool:
