@@ -153,7 +153,7 @@ def _blocks(lines: Iterable[str], name: str, skips: Skips) -> Iterator[_Block]:
         if not line:
             continue
         tag = line[:2]
-        if not (len(line) == 2 or line[2] == " ") or not _TAG.match(tag):
+        if line[2:3] not in ("", " ") or not _TAG.fullmatch(tag):
             if not number:   # before any record: this is no plain-text export (a tab-delimited one?)
                 raise DataError(f"{name}: line {lineno} is not a Web of Science field (a two-letter tag and "
                                 "a space); not a WoS plain-text export", code="FILE_INVALID",
@@ -212,7 +212,7 @@ def _record(origin: Origin, text: dict[str, str], items: dict[str, list[str]], c
         return None
     ids = {"wos": ut}
     pmid = (text.get("PM") or "").strip()
-    if pmid.isdigit():
+    if pmid.isascii() and pmid.isdigit():
         ids["pmid"] = pmid
     year = _int(text.get("PY")) or _int(text.get("EY"))   # EY: the year of an early-access record
     title = text.get("TI") or None
@@ -245,7 +245,7 @@ def _wos_id(value: str | None) -> str | None:
 
 def _int(value: str | None) -> int | None:
     value = (value or "").strip()
-    return int(value) if value.isdigit() else None
+    return int(value) if value.isascii() and value.isdigit() else None
 
 
 def _full_date(pd: str | None, year: int | None) -> str | None:
