@@ -44,6 +44,7 @@ _UT = re.compile(r"^(?:(WOS|ISI):)?(\d+)$", re.IGNORECASE)
 _MONTHS = {m: i for i, m in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", "JUN",
                                        "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"), 1)}
 _DAY_DATE = re.compile(r"^([A-Z]{3})\s+(\d{1,2})(?:\s+\d{4})?$", re.IGNORECASE)
+_ORCID = re.compile(r"\d{4}-\d{4}-\d{4}-\d{3}[\dX]")
 _RETRACTED_TITLE = re.compile(r"^\s*retracted\s*:|\(retracted article\b", re.IGNORECASE)
 
 
@@ -388,10 +389,12 @@ def _authors(names: _Names, orcids: str | None, researcher_ids: str | None,
     ids: dict[int, list[tuple[str, str]]] = {}
     for scheme, value in (("orcid", orcids), ("researcherid", researcher_ids)):
         for entry in (value or "").split(";"):
-            person, _, identifier = entry.rpartition("/")
-            found = names.find(person) if person.strip() and identifier.strip() else []
-            if len(found) == 1 and (scheme, identifier.strip()) not in ids.get(found[0], []):
-                ids.setdefault(found[0], []).append((scheme, identifier.strip()))
+            person, _, identifier = (part.strip() for part in entry.rpartition("/"))
+            if not person or not identifier or scheme == "orcid" and not _ORCID.fullmatch(identifier):
+                continue
+            found = names.find(person)
+            if len(found) == 1 and (scheme, identifier) not in ids.get(found[0], []):
+                ids.setdefault(found[0], []).append((scheme, identifier))
     authors = []
     for index in range(max(len(short), len(full))):
         name = short[index] if index < len(short) else full[index]
