@@ -247,7 +247,7 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
     def load(path: str) -> dict:
         return json.loads(Path(path).read_text(encoding="utf-8"))
 
-    manifests = {name: load(inp[name]) for name in ("seeds", "chain", "corpus")}
+    manifests = {name: load(inp[name]) for name in ("seeds", "chain", "corpus", "sources") if inp.get(name)}
     metrics = [load(p) for p in inp["metrics"]]
     tables = [read_table(nodes, NODES) for nodes in inp["nodes"]]
     reading = {m["kind"]: reading_order(m["kind"], table)

@@ -218,6 +218,8 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
                      nodes=[f"results/networks/{k}/nodes.parquet" for k in kinds(spec)],
                      edges=[f"results/networks/{k}/edges.parquet" for k in kinds(spec)],
                      layouts=[f"results/layouts/{k}/layout.parquet" for k in kinds(spec)])
+        if _files_source(spec):
+            found["sources"] = f"{SOURCES}/manifest.json"
     return found
 
 
