@@ -239,8 +239,9 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
                                "kind": kind})
     if rule == "sources":   # what the files are, not how OpenAlex would be asked
         source = spec["source"]
-        return canonical_json({"source": {"files": source["files"], "formats": source["formats"]},
-                               "strict": spec["strict"]})
+        asked = {"openalex": source["openalex"]} if source["resolve"] == "openalex" else {}
+        return canonical_json({"source": {"files": source["files"], "formats": source["formats"],
+                                          "resolve": source["resolve"], **asked}, "strict": spec["strict"]})
     if rule == "export":   # the bibliography finds a work's items as the network did
         return canonical_json({"export": spec["export"], "network": spec["networks"][kind]})
     if rule == "cited":   # the co-citation threshold says which cited works are nodes
