@@ -230,6 +230,35 @@ def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None
     return Ingested(bundle, cited, _origins(merged), counts)
 
 
+def resolve_with_openalex(found: Ingested, ids_for_dois: Callable[[list[str]], dict[str, str]]) -> Ingested:
+    """`found` with each ``REF:`` work that carries a DOI replaced by the OpenAlex work of that DOI, as
+    `ids_for_dois` (batches of 100 through the client and its raw store) answers. Their rows in `cited`
+    keep what the reference says, under the OpenAlex ID, so that their nodes stay named without a
+    second look-up; counts go to ``references.openalex``."""
+    from ..tables import SOURCE_REFS
+
+    cited = found.cited
+    asked = cited.loc[cited["doi"].notna(), ["work_id", "doi"]]
+    by_doi = ids_for_dois(sorted(set(asked["doi"]))) if len(asked) else {}
+    to = {ref: by_doi[doi] for ref, doi in zip(asked["work_id"], asked["doi"]) if doi in by_doi}
+    known = set(found.bundle.works["work_id"])
+    refs = found.bundle.references.assign(referenced_id=found.bundle.references["referenced_id"].replace(to))
+    refs = refs[refs["work_id"] != refs["referenced_id"]].drop_duplicates()
+    works = found.bundle.works.assign(
+        n_references=found.bundle.works["work_id"].map(refs.groupby("work_id").size()).fillna(0).astype("int64"))
+    renamed = cited.assign(work_id=cited["work_id"].replace(to))
+    renamed = renamed[~renamed["work_id"].isin(known)].drop_duplicates("work_id")
+    renamed = renamed.assign(citing=renamed["work_id"].map(refs.groupby("referenced_id").size()).fillna(0)
+                             .astype("int64"))
+    bundle = Bundle(works=conform(works, WORKS), authorships=found.bundle.authorships,
+                    affiliations=found.bundle.affiliations, references=conform(refs, REFERENCES),
+                    terms=found.bundle.terms)
+    counts = {**found.counts, "references": {**found.counts["references"], "openalex": {
+        "asked": int(asked["doi"].nunique()), "resolved": len(set(to.values())),
+        "into_universe": len(set(to.values()) & known)}}}
+    return Ingested(bundle, conform(renamed, SOURCE_REFS), found.origins, counts)
+
+
 def _resolve(merged: list[Merged], refs: _References) -> tuple[dict[str, str], dict[str, Any]]:
     """Identity → work ID. A key written elsewhere with a fuller identity (a DOI, a volume and page)
     takes that one (`merge_identities`); it resolves to a work of the universe by DOI, else by key
