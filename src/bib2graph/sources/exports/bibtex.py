@@ -189,7 +189,7 @@ def _references(value: str | None, start: int | None) -> list[CitedRef]:
         return []
     refs = []
     for offset, line in enumerate(value.split("\n")):
-        raw = _clean(latex_text(line))
+        raw = latex_text(line).strip()
         if raw:
             refs.append(CitedRef(raw, start + 1 + offset if start is not None else None))
     return refs

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 
 # Lower-cased labels of Scopus ("Conference Paper"), WoS ("Proceedings Paper"), Lens ("journal
-# article"), RIS TY codes ("JOUR") and BibTeX entry types ("inproceedings").
+# article"), OpenAlex, RIS TY codes ("JOUR") and BibTeX entry types ("inproceedings").
 _TYPES = {
     "article": "article", "journal article": "article", "conference paper": "article",
     "proceedings paper": "article", "conference proceedings": "article", "data paper": "article",
@@ -21,6 +21,13 @@ _TYPES = {
     "letter": "letter", "note": "other", "erratum": "erratum", "correction": "erratum",
     "retracted": "article", "retraction": "retraction", "conference review": "other",
     "dissertation": "dissertation", "thesis": "dissertation", "report": "report", "dataset": "dataset",
+    # Lens
+    "conference proceedings article": "article", "component": "other", "clinical trial": "article",
+    # OpenAlex's own (read back from an OpenAlex CSV), and its pre-2023 Crossref-style ones
+    "book-chapter": "book-chapter", "paratext": "paratext", "libguides": "libguides",
+    "peer-review": "peer-review", "reference-entry": "reference-entry", "standard": "standard",
+    "grant": "grant", "supplementary-materials": "supplementary-materials", "other": "other",
+    "journal-article": "article", "proceedings-article": "article", "posted-content": "preprint",
     # RIS TY
     "jour": "article", "ejour": "article", "jfull": "article", "mgzn": "article", "news": "article",
     "conf": "article", "cpaper": "article", "abst": "article", "inpr": "article",
@@ -58,10 +65,17 @@ def language_code(value: str | None) -> str | None:
 
 @cache
 def _language(value: str) -> str | None:
+    """Codes first ("en" is also the name of a language of Nigeria), then names."""
     import pycountry
 
-    try:
-        found = pycountry.languages.lookup(value)
-    except LookupError:
-        return None
+    found = None
+    if len(value) == 2:
+        found = pycountry.languages.get(alpha_2=value)
+    elif len(value) == 3:
+        found = pycountry.languages.get(alpha_3=value) or pycountry.languages.get(bibliographic=value)
+    if found is None:
+        try:
+            found = pycountry.languages.lookup(value)
+        except LookupError:
+            return None
     return getattr(found, "alpha_2", None)
