@@ -32,6 +32,8 @@ _WORK_ID = re.compile(r"^W\d+$")
 _YEAR = re.compile(r"\b(\d{4})\b")
 _CITED_BY = re.compile(r"cited by:?\s*(\d+)", re.IGNORECASE)
 _BRACKETED = re.compile(r"\[[^\]]*\]\s*")
+_LATEX = re.compile(r"[\\{}$~%&#^_]|--|``|''")
+_BARE_SPECIAL = re.compile(r"(?<!\\)([&%#])")
 
 
 def read_bibtex(path: Path, name: str, skips: Skips) -> Iterator[Record]:
@@ -76,8 +78,13 @@ def _latex_decoder() -> Any:
 
 
 def latex_text(value: str) -> str:
-    """LaTeX to text: ``10.1000/a\\_b`` and ``{10.1000/ab}`` become DOIs, ``M{\\"a}ntym{\\"a}ki`` a name."""
-    return _latex_decoder().latex_to_text(value) if value else value
+    """LaTeX to text: ``10.1000/a\\_b`` and ``{10.1000/ab}`` become DOIs, ``M{\\"a}ntym{\\"a}ki`` a name.
+    A bare "&", "%" or "#" is the character itself, as exporters write it ("Science & Engineering"),
+    not an alignment tab or a comment. Text without LaTeX's special characters or ligatures is
+    returned as it is (decoding is slow)."""
+    if not value or not _LATEX.search(value):
+        return value
+    return _latex_decoder().latex_to_text(_BARE_SPECIAL.sub(r"\\\1", value))
 
 
 def bibtex_doi(fields: dict[str, str]) -> str | None:
