@@ -58,10 +58,8 @@ def test_every_scopus_row_is_a_record_starting_on_its_line(path):
     records, skips = read(read_scopus_csv, path)
     assert len(records) == len(rows) and not skips.items
     lines = physical_lines(path)
-    eid = header.index("EID")
     for record, row in zip(records, rows):
-        assert record.ids["scopus"] == row[-1] == row[eid] or len(row) != len(header)
-        assert record.ids["scopus"] == row[-1]      # EID is the last column in every layout
+        assert header[-1] == "EID" and record.ids["scopus"] == row[-1]     # the last column in every layout
         assert lines[record.origin.line - 1].lstrip('"').startswith(row[0].split("\n")[0][:20])
         assert record.origin.format == "scopus-csv"
 
@@ -427,3 +425,16 @@ def test_openalex_csv_referenced_works_round_trip_real_works(tmp_path):
     assert [[c.raw for c in r.references] for r in records] == [
         [x.rsplit("/", 1)[1] for x in w["referenced_works"]] for w in works]
     assert [len(r.authors) for r in records] == [len(w["authorships"]) for w in works]
+
+
+def test_scopus_bibtex_references_split_as_the_csv_cell(tmp_path):
+    """A Scopus BibTeX `references` field holds the same "; "-joined list as the CSV cell."""
+    csv_record = next(r for r in read(read_scopus_csv, BIBX)[0] if len(r.references) > 20)
+    cell = "; ".join(ref.raw for ref in csv_record.references)
+    path = tmp_path / "scopus.bib"
+    path.write_text("@ARTICLE{x,\nauthor={Yao, Y.},\ntitle={A title},\nyear={2024},\n"
+                    "references={" + cell.replace("&", "\\&").replace("%", "\\%") + "},\nsource={Scopus}\n}\n",
+                    encoding="utf-8")
+    (record,), _ = read(read_bibtex, path)
+    assert len(record.references) == len(csv_record.references)
+    assert {ref.line for ref in record.references} == {5}

@@ -7,7 +7,7 @@ reads "%" as a comment. Fields by exporter:
 
 - Scopus: `author_keywords` (author keywords; `keywords` then holds index keywords), `affiliation`
   ("A; B"), `document_type`, `abbrev_source_title`, `art_number`, `note` ("Cited By 5"), the EID in
-  `url`;
+  `url`, `references` (split as Scopus CSV cells are, each with the field's line);
 - Web of Science: `unique-id` ("WOS:…" or "ISI:…"), `keywords-plus`, `journal-iso`, `times-cited`,
   `type`, `cited-references` (one reference a line, each kept with its line);
 - bib2graph: `openalex` (the OpenAlex ID) and `bib2graph-id`.
@@ -26,6 +26,7 @@ from ...ids import normalize_doi, short_id
 from ...skips import Skips
 from .affiliation import institution
 from .record import Author, CitedRef, Origin, Record
+from .scopus_refs import split_references
 from .vocab import language_code, marks_retracted, work_type
 
 _WORK_ID = re.compile(r"^W\d+$")
@@ -122,7 +123,8 @@ def _record(entry: Any, origin: Origin) -> Record:
         institutions=[institution(a) for a in _affiliations(raw.get("affiliation") or raw.get("affiliations"))],
         author_keywords=_keywords(get("author_keywords") if scopus else get("keywords")),
         index_keywords=_keywords(get("keywords") if scopus else get("keywords-plus")),
-        references=_references(raw.get("cited-references"), lines.get("cited-references")),
+        references=_references(raw.get("cited-references"), lines.get("cited-references"))
+        or [CitedRef(r, _line(lines.get("references"))) for r in split_references(get("references"))],
     )
 
 
@@ -189,6 +191,10 @@ def _affiliations(value: str | None) -> list[str]:
     return list(dict.fromkeys(a for a in found if a))
 
 
+def _line(start: int | None) -> int | None:
+    return start + 1 if start is not None else None
+
+
 def _references(value: str | None, start: int | None) -> list[CitedRef]:
     """WoS `cited-references`: one reference a line of the value; the line of each is the field's
     line plus its offset (the value opens on the field's line)."""
@@ -198,5 +204,5 @@ def _references(value: str | None, start: int | None) -> list[CitedRef]:
     for offset, line in enumerate(value.split("\n")):
         raw = latex_text(line).strip()
         if raw:
-            refs.append(CitedRef(raw, start + 1 + offset if start is not None else None))
+            refs.append(CitedRef(raw, _line(start) + offset if start is not None else None))
     return refs
