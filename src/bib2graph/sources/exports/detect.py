@@ -1,0 +1,115 @@
+"""Which kind of bibliographic file a path holds, from its first bytes rather than its name.
+
+Databases name their exports "savedrecs.txt", "scopus.csv" or "export.ris" whatever they hold, and
+people rename them; the first 64 KiB tell the formats apart. Only OpenAlex works files are known by
+their suffix (.jsonl, .json.gz, .zip …), as `sources.files` reads them; a .json file is CSL-JSON
+when its first object looks like a CSL item and nothing in it like an OpenAlex work.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import json
+import re
+from pathlib import Path
+
+from .. import files
+from ... import textio
+from ...errors import DataError
+
+FORMATS = ("openalex-json", "wos", "wos-tab", "scopus-csv", "lens-csv", "openalex-csv", "ris", "bibtex",
+           "csl-json")
+
+SAMPLE_BYTES = 64 * 1024
+_RIS_START = re.compile(r"^TY  - ", re.MULTILINE)
+_BIBTEX_ENTRY = re.compile(r"^\s*@[A-Za-z]+\s*[{(]", re.MULTILINE)
+_OPENALEX_MARKS = re.compile(r'"id"\s*:\s*"https?://openalex\.org/W|"publication_year"\s*:|"authorships"\s*:')
+_CSL_KEYS = {"title", "author", "issued", "container-title", "editor"}
+
+
+def detect_format(path: str | Path) -> str | None:
+    """One of FORMATS for the file at `path`, or None when it is none of them."""
+    path = Path(path)
+    lowered = path.name.lower()
+    if lowered.endswith(files.WORK_SUFFIXES) and not lowered.endswith(".json"):
+        return "openalex-json"
+    text = _sample(path)
+    if lowered.endswith(".json"):
+        return "csl-json" if _is_csl(text) else "openalex-json"
+    return _from_text(text)
+
+
+def _sample(path: Path) -> str:
+    """The start of the file as text (BOM-detected encoding, bad bytes replaced: this only looks)."""
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(SAMPLE_BYTES)
+    except FileNotFoundError:
+        raise DataError(f"{path} does not exist", code="FILE_MISSING", details={"file": str(path)}) from None
+    except OSError as exc:
+        raise DataError(f"{path} cannot be read ({exc.strerror or exc})", code="FILE_UNREADABLE",
+                        details={"file": str(path)}) from None
+    codec, bom = textio.detect(data)
+    return codecs.getincrementaldecoder(codec)(errors="replace").decode(data[bom:], final=False)
+
+
+def _from_text(text: str) -> str | None:
+    body = text.lstrip()
+    first = body.split("\n", 1)[0].rstrip("\r")
+    if re.match(r"(FN|VR|PT) ", first):
+        return "wos"
+    cells = first.split("\t")
+    if len(cells) > 2 and (cells[0] == "PT" or "UT" in cells):
+        return "wos-tab"
+    header = _csv_header(first)
+    if header is not None:
+        found = _csv_format(header)
+        if found:
+            return found
+    if _RIS_START.search(text):
+        return "ris"
+    if _BIBTEX_ENTRY.search(text):
+        return "bibtex"
+    if body.startswith("[") and _is_csl(body):
+        return "csl-json"
+    return None
+
+
+def _csv_header(line: str) -> set[str] | None:
+    """The column names of a CSV header line (comma, semicolon or tab separated), or None."""
+    for delimiter in (",", ";", "\t"):
+        try:
+            cells = next(csv.reader([line], delimiter=delimiter))
+        except (csv.Error, StopIteration):
+            continue
+        if len(cells) > 2:
+            return {c.strip().strip('"') for c in cells}
+    return None
+
+
+def _csv_format(header: set[str]) -> str | None:
+    if "UT" in header and ("PT" in header or "AU" in header):
+        return "wos-tab"
+    if "Lens ID" in header:
+        return "lens-csv"
+    if {"Authors", "Source title"} <= header and header & {"EID", "Link"}:
+        return "scopus-csv"
+    if "id" in header and header & {"display_name", "publication_year"}:
+        return "openalex-csv"
+    return None
+
+
+def _is_csl(text: str) -> bool:
+    """Whether JSON text starts with CSL items: an object with a "type" and a CSL title, author or
+    date, and no sign of an OpenAlex work (an openalex.org ID, publication_year, authorships)."""
+    if _OPENALEX_MARKS.search(text):
+        return False
+    start = text.find("{")
+    if start < 0 or text[:start].strip() not in ("[", ""):
+        return False
+    try:
+        item, _ = json.JSONDecoder().raw_decode(text, start)
+    except ValueError:
+        return False
+    return isinstance(item, dict) and "type" in item and bool(_CSL_KEYS & item.keys())

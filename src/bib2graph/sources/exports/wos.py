@@ -1,0 +1,410 @@
+"""Web of Science exports as `Record`s: plain text ("Other file formats" → Plain text) and tab-delimited.
+
+Plain text is tagged: a two-letter field tag, a space and the value; continuation lines start with
+three spaces. Records run from PT to ER, optionally after an FN/VR header, and the file ends with EF.
+In the list fields (AU, AF, C1, CR …) every line is one item; in the others continuation lines
+continue the text. The tab-delimited export has a header row of the same tags and one record a row,
+list fields joined with "; " (UTF-8 or UTF-16 LE with a BOM, rows often ending in a stray tab).
+
+Both are read a line at a time, so an export of any size is read in bounded memory. A record without
+an accession number (UT) or cut off before its ER is reported to `skips`; a file that is no WoS
+export at all is a DataError.
+
+C1 addresses link authors when they start with a bracketed list of authors ("[Owen-Smith, J; Powell,
+WW] Univ Michigan, Dept Sociol, Ann Arbor, MI 48104 USA."), named by their full (AF) or short (AU)
+name. Addresses without brackets link every author when the record has no bracketed ones (as in
+exports before 2008, or a single author); next to bracketed ones they link nobody.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import unicodedata
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import BinaryIO, Callable, Iterable, Iterator
+
+from ... import textio
+from ...errors import DataError
+from ...ids import normalize_doi
+from ...skips import Skips
+from .countries import country_code
+from .languages import language_code
+from .record import Author, CitedRef, Institution, Origin, Record
+
+OnRecord = Callable[[int], None]
+
+# Fields whose plain-text lines are separate items; in the tab export they are joined with "; ".
+LIST_TAGS = frozenset({"AU", "AF", "BA", "BF", "BE", "CA", "GP", "C1", "CR"})
+_TAG = re.compile(r"[A-Z][A-Z0-9]")
+_UT = re.compile(r"^(?:(WOS|ISI):)?(\d+)$", re.IGNORECASE)
+_MONTHS = {m: i for i, m in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", "JUN",
+                                       "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"), 1)}
+_DAY_DATE = re.compile(r"^([A-Z]{3})\s+(\d{1,2})(?:\s+\d{4})?$", re.IGNORECASE)
+_TYPES = {"article": "article", "review": "review", "proceedings paper": "article",
+          "editorial material": "editorial", "letter": "letter", "book chapter": "book-chapter",
+          "book": "book", "correction": "erratum", "correction, addition": "erratum",
+          "retraction": "retraction", "data paper": "article"}
+_RETRACTED_TITLE = re.compile(r"^\s*retracted\s*:|\(retracted article\b", re.IGNORECASE)
+
+
+def read_wos(path: Path, name: str, skips: Skips, on_record: OnRecord | None = None) -> Iterator[Record]:
+    """The records of a WoS plain-text export, one at a time. `on_record`, when given, is called with
+    the number of records read so far after each one (for a progress bar)."""
+    count = seen = 0
+    with _opened(path, name) as stream:
+        for block in _blocks(textio.lines(stream, name), name, skips):
+            seen += 1
+            origin = Origin(name, block.number, block.start, "wos")
+            if not block.ended:
+                skips.add(name, origin.where(), "cut off: no ER line ends it")
+                continue
+            fields = block.fields
+            cited = [CitedRef(raw, line) for raw, line in zip(fields.get("CR", ()), block.cr_lines)]
+            text = {tag: " ".join(values) for tag, values in fields.items() if tag not in LIST_TAGS}
+            items = {tag: values for tag, values in fields.items() if tag in LIST_TAGS}
+            record = _record(origin, text, items, cited, name, skips)
+            if record is not None:
+                count += 1
+                if on_record:
+                    on_record(count)
+                yield record
+    if not seen:
+        raise DataError(f"{name}: not a Web of Science plain-text export (no record starts with PT)",
+                        code="FILE_INVALID", details={"file": name})
+
+
+def read_wos_tab(path: Path, name: str, skips: Skips, on_record: OnRecord | None = None) -> Iterator[Record]:
+    """The records of a WoS tab-delimited export, one row at a time; `on_record` as in `read_wos`."""
+    count = 0
+    with _opened(path, name) as raw:
+        codec, bom = textio.detect(raw.read(4))
+        raw.seek(bom)
+        text = io.TextIOWrapper(raw, encoding=codec, newline="")
+        rows = csv.reader(text, delimiter="\t", quoting=csv.QUOTE_NONE)
+        _allow_long_cells()
+        try:
+            header = [h.strip() for h in next(rows, [])]
+            if "UT" not in header:
+                raise DataError(f"{name}: not a Web of Science tab-delimited export (no UT column in the "
+                                "header row)", code="FILE_INVALID", details={"file": name})
+            for number, row in enumerate(rows, 1):
+                line = rows.line_num
+                if not any(cell.strip() for cell in row):
+                    continue
+                cells = {tag: cell.strip() for tag, cell in zip(header, row) if tag and cell.strip()}
+                items = {tag: _split_list(tag, cells[tag]) for tag in LIST_TAGS if tag in cells}
+                cited = [CitedRef(raw_ref, line) for raw_ref in items.get("CR", ())]
+                record = _record(Origin(name, number, line, "wos-tab"), cells, items, cited, name, skips)
+                if record is not None:
+                    count += 1
+                    if on_record:
+                        on_record(count)
+                    yield record
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{name}: line {rows.line_num + 1} is not valid {codec.upper()} ({exc.reason}); "
+                            "save the file as UTF-8", code="FILE_ENCODING",
+                            details={"file": name, "line": rows.line_num + 1, "encoding": codec}) from None
+        except csv.Error as exc:
+            raise DataError(f"{name}: line {rows.line_num}: not a readable tab-delimited row ({exc})",
+                            code="FILE_INVALID", details={"file": name, "line": rows.line_num}) from None
+
+
+@contextmanager
+def _opened(path: Path, name: str) -> Iterator[BinaryIO]:
+    """The file opened for binary reading; a missing or unreadable file is a DataError naming it."""
+    try:
+        stream = Path(path).open("rb")
+    except FileNotFoundError:
+        raise DataError(f"{name} does not exist", code="FILE_MISSING", details={"file": name}) from None
+    except OSError as exc:
+        raise DataError(f"{name} cannot be read ({exc.strerror or exc})", code="FILE_UNREADABLE",
+                        details={"file": name}) from None
+    with stream:
+        yield stream
+
+
+class _Block:
+    """One PT…ER block: tag → its lines (first and continuation), and the line number of each CR line."""
+
+    __slots__ = ("number", "start", "fields", "cr_lines", "ended")
+
+    def __init__(self, number: int, start: int) -> None:
+        self.number, self.start, self.ended = number, start, False
+        self.fields: dict[str, list[str]] = {}
+        self.cr_lines: list[int] = []
+
+
+def _blocks(lines: Iterable[str], name: str, skips: Skips) -> Iterator[_Block]:
+    """Every PT…ER block, `ended` False when the file stops or a new PT comes before its ER. Header
+    (FN, VR) and end (EF) lines are passed over; other text outside a record is reported."""
+    block: _Block | None = None
+    values: list[str] | None = None    # the lines of the field being read
+    is_cr = False
+    number = 0
+    for lineno, line in enumerate(lines, 1):
+        if line[:1] in (" ", "\t"):
+            value = line.strip()
+            if value and values is not None:
+                values.append(value)
+                if is_cr:
+                    block.cr_lines.append(lineno)
+            continue
+        line = line.rstrip().lstrip("\ufeff")   # a BOM: exports concatenated with `cat`
+        if not line:
+            continue
+        tag = line[:2]
+        if not (len(line) == 2 or line[2] == " ") or not _TAG.match(tag):
+            skips.add(name, f"line {lineno}", "neither a field tag nor a continuation line; ignored")
+            continue
+        if tag == "PT":
+            if block is not None:
+                yield block
+            number += 1
+            block = _Block(number, lineno)
+        elif tag == "ER":
+            if block is not None:
+                block.ended = True
+                yield block
+            block = values = None
+            continue
+        elif block is None:
+            if tag not in ("FN", "VR", "EF"):
+                skips.add(name, f"line {lineno}", f"field {tag} outside a PT…ER record; ignored")
+            values = None
+            continue
+        values = block.fields.setdefault(tag, [])
+        is_cr = tag == "CR"
+        value = line[3:].strip()
+        if value:
+            values.append(value)
+            if is_cr:
+                block.cr_lines.append(lineno)
+    if block is not None:
+        yield block
+
+
+def _split_list(tag: str, cell: str) -> list[str]:
+    """The items of a tab-export list cell: "; "-separated, except inside a C1 bracket of authors."""
+    if tag != "C1":
+        return [p.strip() for p in cell.split("; ") if p.strip()]
+    items, depth, current = [], 0, []
+    for char in cell:
+        depth += (char == "[") - (char == "]")
+        if char == ";" and depth <= 0:
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    items.append("".join(current))
+    return [i.strip() for i in items if i.strip()]
+
+
+def _record(origin: Origin, text: dict[str, str], items: dict[str, list[str]], cited: list[CitedRef],
+            name: str, skips: Skips) -> Record | None:
+    """One Record from the fields of a block or row; None (reported) when it has no UT."""
+    ut = _wos_id(text.get("UT"))
+    if ut is None:
+        skips.add(name, origin.where(), "no accession number (UT): cannot tell this record apart")
+        return None
+    ids = {"wos": ut}
+    pmid = (text.get("PM") or "").strip()
+    if pmid.isdigit():
+        ids["pmid"] = pmid
+    year = _int(text.get("PY"))
+    title = text.get("TI") or None
+    doc_type = text.get("DT") or ""
+    names = _Names(items.get("AU", []), items.get("AF", []))
+    institutions, links = _affiliations(items.get("C1", []), names)
+    return Record(
+        origin=origin, ids=ids, doi=normalize_doi(text.get("DI")), title=title, year=year,
+        publication_date=_full_date(text.get("PD"), year), type=_work_type(doc_type),
+        language=language_code(text.get("LA")), venue=text.get("SO") or None,
+        venue_abbrev=text.get("J9") or text.get("JI") or None, volume=text.get("VL") or None,
+        issue=text.get("IS") or None, first_page=text.get("BP") or text.get("AR") or None,
+        last_page=text.get("EP") or None,
+        cited_by_count=_int(text.get("Z9")) if text.get("Z9") else _int(text.get("TC")),
+        abstract=text.get("AB") or None, is_retracted=_retracted(title, doc_type),
+        authors=_authors(names, text.get("OI"), text.get("RI"), links),
+        institutions=institutions, author_keywords=_keywords(text.get("DE")),
+        index_keywords=_keywords(text.get("ID")), references=cited)
+
+
+def _wos_id(value: str | None) -> str | None:
+    """"WOS:000…" for a Web of Science accession number in any of its forms; IDs of the other
+    databases an "All Databases" export holds (MEDLINE:…, BCI:…) as given."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    match = _UT.match(value)
+    return f"WOS:{match.group(2)}" if match else value
+
+
+def _int(value: str | None) -> int | None:
+    value = (value or "").strip()
+    return int(value) if value.isdigit() else None
+
+
+def _full_date(pd: str | None, year: int | None) -> str | None:
+    """ISO date when PD names month and day ("JAN 15"); WoS gives only a month or season otherwise."""
+    match = _DAY_DATE.match((pd or "").strip())
+    if not match or year is None or match.group(1).upper() not in _MONTHS:
+        return None
+    try:
+        return date(year, _MONTHS[match.group(1).upper()], int(match.group(2))).isoformat()
+    except ValueError:
+        return None
+
+
+def _work_type(doc_type: str) -> str | None:
+    """OpenAlex's type for a WoS document type; "Article; Proceedings Paper" types by its first part."""
+    parts = [p.strip().casefold() for p in doc_type.split(";") if p.strip()]
+    if not parts:
+        return None
+    return _TYPES.get(parts[0], "other")
+
+
+def _retracted(title: str | None, doc_type: str) -> bool:
+    """WoS marks retracted papers with the type "Retracted Publication" and titles "RETRACTED: …" or
+    "… (Retracted article …)"; a retraction notice itself (type Retraction) is not retracted."""
+    types = {p.strip().casefold() for p in doc_type.split(";")}
+    return "retracted publication" in types or bool(title and _RETRACTED_TITLE.search(title))
+
+
+def _keywords(value: str | None) -> list[str]:
+    return [k.strip() for k in (value or "").split(";") if k.strip()]
+
+
+def name_key(name: str) -> str:
+    """A person's name without case, accents, spaces and punctuation: "Owen-Smith, Jason" → "owensmith,jason"."""
+    surname, _, given = _ascii(name).casefold().partition(",")
+    return _NOT_LETTER.sub("", surname) + "," + _NOT_LETTER.sub("", given)
+
+
+def initials_key(name: str) -> str:
+    """Surname and initials, the form AU gives: "Uluagac, A. Selcuk" and "Uluagac, AS" → "uluagac,as"."""
+    surname, _, given = _ascii(name).partition(",")
+    letters = [token if token.isupper() and len(token) <= 4 else token[0]   # "WW", "AS": initials run together
+               for token in _GIVEN_PARTS.split(given.strip()) if token]
+    return _NOT_LETTER.sub("", surname.casefold()) + "," + "".join(letters).casefold()
+
+
+_NOT_LETTER = re.compile(r"[^a-z]")
+_GIVEN_PARTS = re.compile(r"[\s.\-]+")
+
+
+def _ascii(name: str) -> str:
+    if name.isascii():
+        return name
+    return unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+
+
+class _Names:
+    """Finds authors by a name as C1 brackets, OI and RI write it: as AF or AU write it, else by full
+    name, initials or first initial. Keys are made only when a name is not found as written: most
+    records need none."""
+
+    def __init__(self, short: list[str], full: list[str]) -> None:
+        self.short, self.full = short, full
+        self._as_written: dict[str, list[int]] | None = None
+        self._keys: tuple[dict[str, set[int]], ...] | None = None
+
+    def find(self, name: str) -> list[int]:
+        """The authors `name` names; by first initial only when that leaves one author ("Coleman,
+        David" in OI is "Coleman, David J." in AF)."""
+        if self._as_written is None:
+            self._as_written = {}
+            for index, form in self._forms():
+                found = self._as_written.setdefault(form, [])
+                if index not in found:
+                    found.append(index)
+        if name in self._as_written:
+            return self._as_written[name]
+        if self._keys is None:
+            self._keys = ({}, {}, {})
+            for index, form in self._forms():
+                for keys, key in zip(self._keys, _name_keys(form)):
+                    keys.setdefault(key, set()).add(index)
+        exact, initials, first = (keys.get(key, set()) for keys, key in zip(self._keys, _name_keys(name)))
+        return sorted(exact or initials or (first if len(first) == 1 else ()))
+
+    def _forms(self) -> Iterator[tuple[int, str]]:
+        """(author index, name) for every AF then AU name, full names first."""
+        for names in (self.full, self.short):
+            for index, form in enumerate(names):
+                if form.strip():
+                    yield index, form
+
+
+def _name_keys(name: str) -> tuple[str, str, str]:
+    if not name.strip():
+        return ("",) * 3
+    initials = initials_key(name)
+    return name_key(name), initials, initials[:initials.index(",") + 2]
+
+
+def _affiliations(lines: list[str], names: _Names) -> tuple[list[Institution], dict[int, list[int]]]:
+    """Institutions of the C1 addresses, and author index → institution indexes."""
+    institutions: list[Institution] = []
+    by_address: dict[str, int] = {}
+    links: dict[int, list[int]] = {}
+    bracketed = any(line.startswith("[") for line in lines)
+    n_authors = max(len(names.short), len(names.full))
+    for line in lines:
+        authors, address = _split_address(line)
+        address = address.rstrip(". ").strip()
+        if not address:
+            continue
+        if address not in by_address:
+            by_address[address] = len(institutions)
+            institutions.append(Institution(name=address.split(",")[0].strip(), address=address,
+                                            country=country_code(address)))
+        index = by_address[address]
+        if authors is None:
+            linked = [] if bracketed else list(range(n_authors))
+        else:
+            linked = [i for author in authors for i in names.find(author)]
+        for author in linked:
+            if index not in links.setdefault(author, []):
+                links[author].append(index)
+    return institutions, links
+
+
+def _split_address(line: str) -> tuple[list[str] | None, str]:
+    """(the bracketed author names or None, the address) of one C1 item."""
+    if not line.startswith("["):
+        return None, line.strip()
+    close = line.find("]")
+    if close < 0:
+        return None, line.strip()
+    return [n.strip() for n in line[1:close].split(";") if n.strip()], line[close + 1:].strip()
+
+
+def _authors(names: _Names, orcids: str | None, researcher_ids: str | None,
+             links: dict[int, list[int]]) -> list[Author]:
+    """Authors in byline order: AU and AF pair up by position; OI and RI IDs go to the author whose
+    name they carry, when exactly one does."""
+    short, full = names.short, names.full
+    ids: dict[int, list[tuple[str, str]]] = {}
+    for scheme, value in (("orcid", orcids), ("researcherid", researcher_ids)):
+        for entry in (value or "").split(";"):
+            person, _, identifier = entry.rpartition("/")
+            found = names.find(person) if person.strip() and identifier.strip() else []
+            if len(found) == 1 and (scheme, identifier.strip()) not in ids.get(found[0], []):
+                ids.setdefault(found[0], []).append((scheme, identifier.strip()))
+    authors = []
+    for index in range(max(len(short), len(full))):
+        name = short[index] if index < len(short) else full[index]
+        full_name = full[index] if index < len(full) else None
+        authors.append(Author(name=name, full_name=full_name, ids=tuple(ids.get(index, ())),
+                              affiliations=tuple(links.get(index, ()))))
+    return authors
+
+
+def _allow_long_cells() -> None:
+    """A CR cell of a review with a thousand references is longer than csv's default 128 KiB limit."""
+    if csv.field_size_limit() < 2**30:
+        csv.field_size_limit(2**30)

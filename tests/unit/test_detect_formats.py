@@ -1,0 +1,69 @@
+"""Export files are recognised by what they hold, whatever they are called."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from bib2graph.errors import DataError
+from bib2graph.sources.exports.detect import FORMATS, detect_format
+
+EXPECTED = {"wos/wos_plaintext.txt": "wos", "wos/wos_tab_delimited_win_utf8.txt": "wos-tab",
+            "wos/wos_tab_delimited_win_utf16.txt": "wos-tab", "wos/scientopy-iot-gateway-wos.txt": "wos-tab",
+            "scopus/bibx-scopus.csv": "scopus-csv", "scopus/litstudy-scopus.csv": "scopus-csv",
+            "scopus/scientopy-iot-gateway-scopus.csv": "scopus-csv", "ris/litstudy-ieee-example.ris": "ris",
+            "bibtex/scientopy-bibliography.bib": "bibtex", "synergy/Sep_2021/works_1.zip": "openalex-json"}
+
+
+def test_every_shared_export_is_recognised(shared_data):
+    folders = ("wos", "scopus", "ris", "bibtex")
+    on_disk = {f"{p.parent.name}/{p.name}" for folder in folders for p in (shared_data / folder).iterdir()}
+    assert on_disk <= EXPECTED.keys(), "a new file in ../shared/data needs its expected format here"
+    for name, expected in EXPECTED.items():
+        assert detect_format(shared_data / name) == expected, name
+        assert expected in FORMATS
+
+
+def test_names_do_not_decide(shared_data, tmp_path):
+    """Databases call every export savedrecs.txt or export.csv: the content decides."""
+    for name, expected in EXPECTED.items():
+        if expected == "openalex-json":
+            continue
+        renamed = tmp_path / f"{expected}-{name.replace('/', '-')}.dat"
+        shutil.copyfile(shared_data / name, renamed)
+        assert detect_format(renamed) == expected, name
+
+
+@pytest.mark.parametrize("header, expected", [
+    # Lens.org scholarly works export and OpenAlex's web-interface CSV export, by their documented columns
+    ("Lens ID,Title,Date Published,Publication Year,Publication Type,Source Title,DOI,Author/s", "lens-csv"),
+    ("id,doi,title,display_name,publication_year,publication_date,type,authorships.author.display_name",
+     "openalex-csv"),
+    ("name,age,city", None),
+])
+def test_csv_exports_by_header(tmp_path, header, expected):
+    path = tmp_path / "export.csv"
+    path.write_text(header + "\n", encoding="utf-8-sig")
+    assert detect_format(path) == expected
+
+
+def test_csl_json_is_told_from_openalex_json(shared_data, tmp_path):
+    csl = [{"id": "smith2001", "type": "article-journal", "title": "A title", "author": [{"family": "Smith"}],
+            "issued": {"date-parts": [[2001]]}, "DOI": "10.1/x"}]
+    (tmp_path / "library.json").write_text(json.dumps(csl), encoding="utf-8")
+    (tmp_path / "library.csljson").write_text(json.dumps(csl), encoding="utf-8")
+    assert detect_format(tmp_path / "library.json") == "csl-json"
+    assert detect_format(tmp_path / "library.csljson") == "csl-json"
+    works = shared_data / "openalex-api" / "extracted"
+    assert {detect_format(p) for p in works.glob("*.json")} == {"openalex-json"}
+
+
+def test_unknown_and_missing_files(shared_data, tmp_path):
+    (tmp_path / "notes.txt").write_text("Just some notes\nabout a review\n", encoding="utf-8")
+    (tmp_path / "image.png").write_bytes(bytes(range(256)) * 64)
+    assert detect_format(tmp_path / "notes.txt") is None
+    assert detect_format(tmp_path / "image.png") is None
+    with pytest.raises(DataError):
+        detect_format(tmp_path / "missing.txt")

@@ -1,0 +1,203 @@
+"""Web of Science exports read into Records: counts, IDs and cited references as the files themselves
+give them, the same works from plain text and both tab-delimited encodings, C1 author links, and
+malformed input reported instead of crashing."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+
+from bib2graph.errors import DataError
+from bib2graph.skips import Skips
+from bib2graph.sources.exports.wos import read_wos, read_wos_tab
+
+PLAIN = "wos/wos_plaintext.txt"
+TABS = ("wos/wos_tab_delimited_win_utf8.txt", "wos/wos_tab_delimited_win_utf16.txt",
+        "wos/scientopy-iot-gateway-wos.txt")
+TAG = re.compile(r"^([A-Z][A-Z0-9])(?: |$)")
+
+
+def _read(reader, path: Path, skips: Skips | None = None, **kwargs) -> list:
+    skips = Skips() if skips is None else skips
+    return list(reader(path, path.name, skips, **kwargs))
+
+
+def _tab_rows(path: Path) -> list[dict[str, str]]:
+    """The data rows of a tab-delimited export, read by the csv module alone."""
+    encoding = "utf-16" if path.read_bytes()[:2] == b"\xff\xfe" else "utf-8-sig"
+    with path.open(encoding=encoding, newline="") as stream:
+        rows = csv.reader(stream, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(rows)
+        return [dict(zip(header, row)) for row in rows if any(cell.strip() for cell in row)]
+
+
+def _tagged_lines(path: Path) -> list[tuple[int, str | None, str]]:
+    """(line number, tag the line belongs to, text) of every line of a plain-text export."""
+    out, tag = [], None
+    for number, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
+        match = TAG.match(line)
+        if match:
+            tag = match.group(1)
+            out.append((number, tag, line[3:]))
+        elif line.startswith("   "):
+            out.append((number, tag, line[3:]))
+    return out
+
+
+def test_plain_text_gives_one_record_per_pt_er_block(shared_data):
+    path = shared_data / PLAIN
+    text = path.read_text(encoding="utf-8-sig")
+    starts, ends = len(re.findall(r"^PT ", text, re.M)), len(re.findall(r"^ER\s*$", text, re.M))
+    skips = Skips()
+    records = _read(read_wos, path, skips)
+    assert len(records) == starts == ends
+    assert not skips.items
+    assert [r.origin.line for r in records] == [n for n, line in enumerate(text.splitlines(), 1)
+                                               if line.startswith("PT ")]
+    assert [r.ids["wos"] for r in records] == re.findall(r"^UT (\S+)", text, re.M)
+
+
+@pytest.mark.parametrize("name", TABS)
+def test_tab_delimited_gives_one_record_per_row(shared_data, name):
+    path = shared_data / name
+    rows = _tab_rows(path)
+    records = _read(read_wos_tab, path)
+    assert len(records) == len(rows)
+    assert [r.ids["wos"] for r in records] == [row["UT"].strip() for row in rows]
+    assert [len(r.references) for r in records] == [len([c for c in row["CR"].split("; ") if c.strip()])
+                                                    for row in rows]
+
+
+def test_plain_and_both_tab_encodings_give_the_same_works(shared_data):
+    plain = _read(read_wos, shared_data / PLAIN)
+    tabs = [_read(read_wos_tab, shared_data / name) for name in TABS[:2]]
+
+    def summary(records):
+        return {r.ids["wos"]: (r.doi, r.title, r.year, r.type, r.venue, [(a.name, a.full_name) for a in r.authors],
+                               len(r.references), [c.raw for c in r.references], r.author_keywords,
+                               r.index_keywords, [(i.name, i.country) for i in r.institutions],
+                               [a.affiliations for a in r.authors], r.cited_by_count)
+                for r in records}
+
+    assert len(summary(plain)) == 50
+    assert summary(plain) == summary(tabs[0]) == summary(tabs[1])
+
+
+def test_every_cr_line_of_the_plain_file_is_one_cited_reference(shared_data):
+    path = shared_data / PLAIN
+    cr_lines = {number: text.strip() for number, tag, text in _tagged_lines(path) if tag == "CR"}
+    references = [ref for record in _read(read_wos, path) for ref in record.references]
+    assert len(references) == len(cr_lines)
+    assert {ref.line: ref.raw for ref in references} == cr_lines
+
+
+@pytest.mark.parametrize("name, reader", [(PLAIN, read_wos), (TABS[2], read_wos_tab)])
+def test_bracketed_c1_addresses_link_the_authors_they_name(shared_data, name, reader):
+    """Each bracket's names (full names, as in AF) are linked to that address and to no other one."""
+    records = _read(reader, shared_data / name)
+    items_of = _c1_items(shared_data / name, reader is read_wos_tab)
+    checked = 0
+    for record, raw in zip(records, items_of, strict=True):
+        if not any(item.startswith("[") for item in raw):
+            continue
+        named: dict[str, set[str]] = {}
+        for item in raw:
+            names, address = item[1:].split("]", 1)
+            named.setdefault(address.strip().rstrip("."), set()).update(n.strip() for n in names.split(";"))
+        for author in record.authors:
+            linked = {record.institutions[i].address for i in author.affiliations}
+            assert linked == {address for address, names in named.items() if author.full_name in names}
+            checked += 1
+    assert checked > 50
+
+
+def _c1_items(path: Path, tab: bool) -> list[list[str]]:
+    """The C1 items of every record straight from the file (plain: its lines; tab: the row's cell)."""
+    if tab:
+        return [[part.strip() for part in re.split(r";\s+(?=\[)", row["C1"]) if part.strip()]
+                for row in _tab_rows(path)]
+    records: list[list[str]] = []
+    for _, tag, text in _tagged_lines(path):
+        if tag == "PT":
+            records.append([])
+        elif tag == "C1":
+            records[-1].append(text.strip())
+    return records
+
+
+def test_c1_countries_follow_the_last_word_of_us_addresses(shared_data):
+    institutions = [i for r in _read(read_wos, shared_data / PLAIN) for i in r.institutions]
+    us = [i for i in institutions if i.address.split()[-1] == "USA"]
+    assert us and all(i.country == "US" for i in us)
+    assert all(i.name == i.address.split(",")[0] for i in institutions)
+
+
+def test_plain_text_without_header_bom_or_with_crlf_reads_the_same(shared_data, tmp_path):
+    path = shared_data / PLAIN
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")
+    lines = data[3:].split(b"\n")
+    variants = {"no-bom.txt": data[3:], "crlf.txt": data.replace(b"\n", b"\r\n"),
+                "no-header.txt": b"\n".join(line for line in lines if not line.startswith((b"FN ", b"VR ")))}
+    expected = [(r.ids, r.title, r.authors, [c.raw for c in r.references]) for r in _read(read_wos, path)]
+    for name, content in variants.items():
+        (tmp_path / name).write_bytes(content)
+        got = _read(read_wos, tmp_path / name)
+        assert [(r.ids, r.title, r.authors, [c.raw for c in r.references]) for r in got] == expected, name
+
+
+def test_on_record_counts_the_records_read(shared_data):
+    seen: list[int] = []
+    records = _read(read_wos_tab, shared_data / TABS[2], on_record=seen.append)
+    assert seen == list(range(1, len(records) + 1))
+
+
+def test_a_record_cut_off_before_er_is_reported_and_the_others_read(shared_data, tmp_path):
+    text = (shared_data / PLAIN).read_text(encoding="utf-8-sig")
+    cut = text[:text.index("\nER", text.index("\nER") + 1)]   # the second record loses its ER and all after
+    path = tmp_path / "cut.txt"
+    path.write_text(cut, encoding="utf-8")
+    skips = Skips()
+    records = _read(read_wos, path, skips)
+    assert len(records) == 1
+    assert len(skips.items) == 1 and "record 2" in skips.items[0].where and "ER" in skips.items[0].reason
+    with pytest.raises(DataError):
+        _read(read_wos, path, Skips(strict=True))
+
+
+def test_a_record_without_ut_is_reported_by_place(shared_data, tmp_path):
+    lines = (shared_data / PLAIN).read_text(encoding="utf-8-sig").split("\n")
+    first_ut = next(i for i, line in enumerate(lines) if line.startswith("UT "))
+    path = tmp_path / "no-ut.txt"
+    path.write_text("\n".join(lines[:first_ut] + lines[first_ut + 1:]), encoding="utf-8")
+    skips = Skips()
+    records = _read(read_wos, path, skips)
+    text = path.read_text(encoding="utf-8")
+    assert len(records) == len(re.findall(r"^PT ", text, re.M)) - 1
+    assert [s.where.split(",")[0] for s in skips.items] == ["record 1"]
+    assert "UT" in skips.items[0].reason
+
+
+def test_a_tab_row_cut_short_is_reported(shared_data, tmp_path):
+    path = shared_data / TABS[0]
+    data = path.read_bytes()
+    last_row = data.rstrip(b"\r\n").rfind(b"\n")
+    (tmp_path / "cut.txt").write_bytes(data[:last_row + 200])   # the last row stops in its first cells
+    skips = Skips()
+    records = _read(read_wos_tab, tmp_path / "cut.txt", skips)
+    assert len(records) == len(_tab_rows(path)) - 1
+    assert len(skips.items) == 1 and "UT" in skips.items[0].reason
+
+
+@pytest.mark.parametrize("reader", [read_wos, read_wos_tab])
+def test_binary_and_foreign_files_are_a_data_error(shared_data, tmp_path, reader):
+    zipped = tmp_path / "works.txt"
+    zipped.write_bytes((shared_data / "synergy" / "Sep_2021" / "works_1.zip").read_bytes())
+    ris = shared_data / "ris" / "litstudy-ieee-example.ris"
+    for path in (zipped, ris, tmp_path / "missing.txt"):
+        with pytest.raises(DataError) as info:
+            _read(reader, path)
+        assert info.value.code.startswith("FILE_")
