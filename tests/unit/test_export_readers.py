@@ -394,8 +394,8 @@ def test_openalex_csv_records(tmp_path):
     path.write_text("\n".join([OPENALEX_HEADER, *OPENALEX_ROWS]) + "\n", encoding="utf-8")
     (aria, guleria), skips = read(read_openalex_csv, path)
     assert not skips.items
-    assert (aria.ids, aria.doi, aria.year, aria.cited_by_count, aria.venue) == (
-        {"openalex": "W2755950973"}, "10.1016/j.joi.2017.08.007", 2017, 13235, "Journal of Informetrics")
+    assert (aria.ids, aria.doi, aria.year, aria.cited_by_count, aria.venue, aria.language) == (
+        {"openalex": "W2755950973"}, "10.1016/j.joi.2017.08.007", 2017, 13235, "Journal of Informetrics", "en")
     assert aria.authors[0].ids == (("openalex", "A5069892096"), ("orcid", "0000-0002-8517-9411"))
     assert [(aria.institutions[a.affiliations[0]].name, aria.institutions[a.affiliations[0]].country)
             for a in aria.authors] == [("University of Naples Federico II", "IT"),

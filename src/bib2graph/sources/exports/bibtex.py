@@ -25,9 +25,10 @@ from ... import textio
 from ...ids import normalize_doi, short_id
 from ...skips import Skips
 from .affiliation import institution
+from .languages import language_code
 from .record import Author, CitedRef, Origin, Record
 from .scopus_refs import split_references
-from .vocab import language_code, marks_retracted, work_type
+from .vocab import marks_retracted, work_type
 
 _WORK_ID = re.compile(r"^W\d+$")
 _YEAR = re.compile(r"\b(\d{4})\b")

@@ -19,8 +19,9 @@ from typing import Iterator
 from ...ids import normalize_doi, short_id
 from ...skips import Skips
 from .csvfile import Header, Row, integer, read_records
+from .languages import language_code
 from .record import Author, CitedRef, Institution, Origin, Record
-from .vocab import language_code, work_type
+from .vocab import work_type
 
 _WORK = re.compile(r"^W\d+$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -22,9 +22,10 @@ from ...errors import DataError
 from ...ids import normalize_doi
 from ...skips import Skips
 from . import textfile
+from .languages import language_code
 from .record import Author, CitedRef, Origin, Record
 from .scopus_refs import split_references
-from .vocab import language_code, work_type
+from .vocab import work_type
 
 Line = tuple[int, str]
 

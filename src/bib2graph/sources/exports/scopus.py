@@ -24,9 +24,10 @@ from ...ids import normalize_doi
 from ...skips import Skips
 from .affiliation import institution
 from .csvfile import Header, Row, integer, read_records, split
+from .languages import language_code
 from .record import Author, CitedRef, Institution, Origin, Record
 from .scopus_refs import split_references
-from .vocab import language_code, marks_retracted, work_type
+from .vocab import marks_retracted, work_type
 
 _NO_AUTHOR = "[no author name available]"
 _NO_ABSTRACT = "[no abstract available]"

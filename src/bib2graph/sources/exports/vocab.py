@@ -1,13 +1,9 @@
-"""Document types and languages as each export writes them, in the vocabularies bib2graph keeps.
-
-Types become OpenAlex's work types (conference papers are "article", as OpenAlex has them since
-2023); languages become ISO 639-1 codes. A label nobody maps stays unknown (None) for a language and
-becomes "other" for a type, so a new label in an export never stops a run.
+"""Document types as each export writes them, as OpenAlex's work types (conference papers are
+"article", as OpenAlex has them since 2023). A label nobody maps becomes "other", so a new label in an
+export never stops a run. (Languages: `languages.language_code`.)
 """
 
 from __future__ import annotations
-
-from functools import cache
 
 # Lower-cased labels of Scopus ("Conference Paper"), WoS ("Proceedings Paper"), Lens ("journal
 # article"), OpenAlex, RIS TY codes ("JOUR") and BibTeX entry types ("inproceedings").
@@ -52,30 +48,3 @@ def work_type(label: str | None) -> str | None:
 def marks_retracted(label: str | None) -> bool:
     """Scopus and WoS mark a retracted work by its type ("Retracted"), not by a flag."""
     return bool(label) and label.strip().lower() == "retracted"
-
-
-def language_code(value: str | None) -> str | None:
-    """ISO 639-1 for a language name or code ("English", "eng", "en"), else None. Several languages
-    ("English; Chinese") give the first."""
-    if not value or not value.strip():
-        return None
-    first = value.replace(",", ";").split(";")[0].strip()
-    return _language(first.lower())
-
-
-@cache
-def _language(value: str) -> str | None:
-    """Codes first ("en" is also the name of a language of Nigeria), then names."""
-    import pycountry
-
-    found = None
-    if len(value) == 2:
-        found = pycountry.languages.get(alpha_2=value)
-    elif len(value) == 3:
-        found = pycountry.languages.get(alpha_3=value) or pycountry.languages.get(bibliographic=value)
-    if found is None:
-        try:
-            found = pycountry.languages.lookup(value)
-        except LookupError:
-            return None
-    return getattr(found, "alpha_2", None)
