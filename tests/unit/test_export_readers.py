@@ -145,9 +145,15 @@ def test_malformed_scopus_rows_are_skipped_with_their_place(tmp_path):
     with path.open("w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f, quoting=csv.QUOTE_ALL)
         writer.writerows([header, rows[0], rows[1][:10], rows[2]])
+    starts, consumed = [], 0            # the line each CSV row (header first) starts on, by the csv module
+    with path.open(encoding="utf-8", newline="") as f:
+        reader = csv.reader(f)
+        for _ in reader:
+            starts.append(consumed + 1)
+            consumed = reader.line_num
     records, skips = read(read_scopus_csv, path)
     assert [r.ids["scopus"] for r in records] == [rows[0][-1], rows[2][-1]]
-    assert [(s.file, s.where) for s in skips.items] == [("cut.csv", f"record 2, line {records[1].origin.line - 1}")]
+    assert [(s.file, s.where) for s in skips.items] == [("cut.csv", f"record 2, line {starts[2]}")]
     with pytest.raises(DataError) as err:
         list(read_scopus_csv(path, "cut.csv", Skips(strict=True)))
     assert err.value.code == "RECORD_INVALID"
@@ -438,3 +444,19 @@ def test_scopus_bibtex_references_split_as_the_csv_cell(tmp_path):
     (record,), _ = read(read_bibtex, path)
     assert len(record.references) == len(csv_record.references)
     assert {ref.line for ref in record.references} == {5}
+
+
+def test_undecodable_bytes_name_their_line_and_utf16_is_read(tmp_path):
+    bad_ris = tmp_path / "bad.ris"
+    bad_ris.write_bytes(b"TY  - JOUR\nTI  - ok\nER  - \nTY  - JOUR\nTI  - bad \xff byte\nER  - \n")
+    header = BIBX.read_bytes().split(b"\n", 1)[0]
+    bad_csv = tmp_path / "bad.csv"
+    bad_csv.write_bytes(header + b"\n" + b'"a","b"\n' + b'"bad \xff"\n')
+    for reader, path, line in ((read_ris, bad_ris, 5), (read_scopus_csv, bad_csv, 3)):
+        with pytest.raises(DataError) as err:
+            read(reader, path)
+        assert (err.value.code, err.value.details["line"]) == ("FILE_ENCODING", line)
+    utf16 = tmp_path / "utf16.ris"
+    utf16.write_bytes(SCOPUS_RIS.encode("utf-16"))          # with its BOM
+    (record,), _ = read(read_ris, utf16)
+    assert record.title.startswith("FORC signatures") and len(record.references) == 3

@@ -9,7 +9,6 @@ layout over the years.
 from __future__ import annotations
 
 import csv
-import io
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Callable, Iterator
 from ...errors import DataError
 from ...skips import Skips
 from .record import Record
-from .textfile import open_text, undecodable
+from .textfile import raw_lines
 
 # A Scopus `References` cell of a long review runs past the csv module's default 128 KiB cell limit.
 _FIELD_LIMIT = min(sys.maxsize, 2**31 - 1)
@@ -64,11 +63,10 @@ def rows(path: Path, name: str) -> Iterator[Header | Row]:
     """The header (the first non-blank row), then every non-blank row after it; undecodable bytes are a
     DataError (FILE_ENCODING) naming the line, a missing file FILE_MISSING."""
     csv.field_size_limit(_FIELD_LIMIT)
-    with open_text(path, name, newline="") as text:
-        yield from _rows(text, name, text.encoding)
+    yield from _rows(raw_lines(path, name), name)
 
 
-def _rows(text: io.TextIOWrapper, name: str, codec: str) -> Iterator[Header | Row]:
+def _rows(text: Iterator[str], name: str) -> Iterator[Header | Row]:
     reader = csv.reader(text)
     header: Header | None = None
     number, consumed = 0, 0
@@ -78,8 +76,6 @@ def _rows(text: io.TextIOWrapper, name: str, codec: str) -> Iterator[Header | Ro
             cells = next(reader)
         except StopIteration:
             return
-        except UnicodeDecodeError as exc:
-            raise undecodable(name, consumed + 1, codec, exc) from None
         except csv.Error as exc:
             consumed = reader.line_num
             if header is None:
