@@ -221,8 +221,9 @@ ER  -
 
 def test_scopus_ris_references_keep_their_lines(tmp_path):
     path = tmp_path / "scopus.ris"
-    path.write_text(SCOPUS_RIS, encoding="utf-8")
+    path.write_text(SCOPUS_RIS.replace("M3  - Article", "M3  - Review"), encoding="utf-8")
     (record,), skips = read(read_ris, path)
+    assert record.type == "review"          # from M3: Scopus's TY is JOUR for every journal item
     lines = SCOPUS_RIS.splitlines()
     refs = [(n, line) for n, line in enumerate(lines, 1) if line.rstrip().endswith(";")]
     assert [(r.line, r.raw) for r in record.references] == [
