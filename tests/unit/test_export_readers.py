@@ -461,3 +461,13 @@ def test_undecodable_bytes_name_their_line_and_utf16_is_read(tmp_path):
     utf16.write_bytes(SCOPUS_RIS.encode("utf-16"))          # with its BOM
     (record,), _ = read(read_ris, utf16)
     assert record.title.startswith("FORC signatures") and len(record.references) == 3
+
+
+def test_scopus_export_without_eid_column_takes_it_from_the_link(tmp_path):
+    header, rows = csv_rows(OLD_SCOPUS)
+    eid = header.index("EID")
+    path = tmp_path / "no-eid.csv"
+    with path.open("w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([r[:eid] + r[eid + 1:] for r in [header, *rows[:20]]])
+    records, _ = read(read_scopus_csv, path)
+    assert [r.ids["scopus"] for r in records] == [r[eid] for r in rows[:20]]

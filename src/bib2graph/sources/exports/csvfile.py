@@ -28,6 +28,7 @@ class Row:
     number: int        # 1-based record number (the header is not a record)
     line: int          # physical line where the row starts
     cells: list[str]
+    error: str | None = None   # why the csv module could not split the row
 
 
 class Header:
@@ -82,7 +83,7 @@ def _rows(text: Iterator[str], name: str) -> Iterator[Header | Row]:
                 raise DataError(f"{name}: line {start}: the header is not CSV ({exc})", code="FILE_INVALID",
                                 details={"file": name, "line": start}) from None
             number += 1
-            yield Row(number, start, [f"\0csv error: {exc}"])
+            yield Row(number, start, [], error=str(exc))
             continue
         consumed = reader.line_num
         if not any(c.strip() for c in cells):
@@ -93,13 +94,6 @@ def _rows(text: Iterator[str], name: str) -> Iterator[Header | Row]:
             continue
         number += 1
         yield Row(number, start, cells)
-
-
-def broken(row: Row) -> str | None:
-    """The csv module's complaint about a row it could not split, else None."""
-    if len(row.cells) == 1 and row.cells[0].startswith("\0csv error: "):
-        return row.cells[0][len("\0csv error: "):]
-    return None
 
 
 def read_records(path: str | Path, name: str, skips: Skips, what: str, required: tuple[str, ...],
@@ -115,9 +109,10 @@ def read_records(path: str | Path, name: str, skips: Skips, what: str, required:
                                 f"{', '.join(required)})", code="FILE_INVALID", details={"file": name})
             continue
         where = f"record {row.number}, line {row.line}"
-        if (problem := broken(row)) is not None:
-            skips.add(name, where, f"not valid CSV ({problem}); skipped")
+        if row.error is not None:
+            skips.add(name, where, f"not valid CSV ({row.error}); skipped")
             continue
+        assert header is not None
         result = convert(header, row)
         if isinstance(result, str):
             skips.add(name, where, f"{result}; skipped")

@@ -19,6 +19,7 @@ import html
 import re
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import parse_qs, urlparse
 
 from ...ids import normalize_doi
 from ...skips import Skips
@@ -68,7 +69,7 @@ def _from_cells(h: Header, cells: list[str], origin: Origin) -> Record:
     abstract = get("Abstract")
     record = Record(
         origin=origin,
-        ids={k: v for k, v in (("scopus", get("EID")), ("pmid", get("PubMed ID"))) if v},
+        ids={k: v for k, v in (("scopus", get("EID") or _link_eid(get("Link"))), ("pmid", get("PubMed ID"))) if v},
         doi=normalize_doi(get("DOI")),
         title=get("Title"),
         year=integer(get("Year")),
@@ -89,6 +90,12 @@ def _from_cells(h: Header, cells: list[str], origin: Origin) -> Record:
     )
     record.authors, record.institutions = _authors(h, cells)
     return record
+
+
+def _link_eid(link: str | None) -> str | None:
+    """The EID in a record's Scopus link (…record.uri?eid=2-s2.0-…&…), for exports without "EID"."""
+    found = parse_qs(urlparse(link).query).get("eid") if link else None
+    return found[0] if found else None
 
 
 def _cited_by(h: Header, cells: list[str]) -> int | None:
