@@ -471,3 +471,18 @@ def test_scopus_export_without_eid_column_takes_it_from_the_link(tmp_path):
         csv.writer(f).writerows([r[:eid] + r[eid + 1:] for r in [header, *rows[:20]]])
     records, _ = read(read_scopus_csv, path)
     assert [r.ids["scopus"] for r in records] == [r[eid] for r in rows[:20]]
+
+
+def test_wos_bibtex_affiliations_link_the_authors_they_name():
+    records, _ = read(read_bibtex, BIBTEX[0])
+    # Affiliation = {{Yu, R (Reprint Author), Guangdong Univ Technol, …, Peoples R China. Yu, Rong; Xia,
+    # Wenlong, Guangdong Univ Technol, …. Zhang, Yan, Univ Oslo, N-0316 Oslo, Norway. …. Yang, Kun, Univ
+    # Essex, Sch Comp Sci \& Elect Engn, Colchester CO4 3SQ, Essex, England.}}
+    yu = next(r for r in records if r.authors and r.authors[0].name == "Yu, Rong")
+    places = {a.name: [(yu.institutions[i].name, yu.institutions[i].country) for i in a.affiliations]
+              for a in yu.authors}
+    assert places["Xia, Wenlong"] == [("Guangdong Univ Technol", "CN")]
+    assert places["Zhang, Yan"] == [("Univ Oslo", "NO")]
+    assert places["Yang, Kun"] == [("Univ Essex", "GB")]
+    jara = next(r for r in records if r.ids.get("wos") == "WOS:000288757900012")
+    assert [[jara.institutions[i].name for i in a.affiliations] for a in jara.authors] == [["Univ Murcia"]] * 3

@@ -26,14 +26,14 @@ from ...ids import normalize_doi, short_id
 from ...skips import Skips
 from .affiliation import institution
 from .languages import language_code
-from .record import Author, CitedRef, Origin, Record
+from .record import Author, CitedRef, Institution, Origin, Record
 from .scopus_refs import split_references
 from .vocab import marks_retracted, work_type
 
 _WORK_ID = re.compile(r"^W\d+$")
 _YEAR = re.compile(r"\b(\d{4})\b")
 _CITED_BY = re.compile(r"cited by:?\s*(\d+)", re.IGNORECASE)
-_BRACKETED = re.compile(r"\[[^\]]*\]\s*")
+_REPRINT = re.compile(r"\s*\((?:Reprint|Corresponding) Author\)", re.IGNORECASE)
 _LATEX = re.compile(r"[\\{}$~%&#^_]|--|``|''")
 _BARE_SPECIAL = re.compile(r"(?<!\\)([&%#])")
 
@@ -103,6 +103,8 @@ def _record(entry: Any, origin: Origin) -> Record:
     doc_type = get("document_type", "type")
     first, last = _pages(get("pages"))
     scopus = "author_keywords" in text
+    names = _names(get("author"))
+    authors, institutions = _authors(names, raw.get("affiliation") or raw.get("affiliations"))
     return Record(
         origin=origin,
         ids=_ids(text, raw),
@@ -120,8 +122,8 @@ def _record(entry: Any, origin: Origin) -> Record:
         cited_by_count=_cited_by(text),
         abstract=get("abstract"),
         is_retracted=marks_retracted(doc_type),
-        authors=[Author(name=a) for a in _names(get("author"))],
-        institutions=[institution(a) for a in _affiliations(raw.get("affiliation") or raw.get("affiliations"))],
+        authors=authors,
+        institutions=institutions,
         author_keywords=_keywords(get("author_keywords") if scopus else get("keywords")),
         index_keywords=_keywords(get("keywords") if scopus else get("keywords-plus")),
         references=_references(raw.get("cited-references"), lines.get("cited-references"))
@@ -185,9 +187,56 @@ def _keywords(value: str | None) -> list[str]:
     return [k.strip() for k in re.split(r"[;,]", value or "") if k.strip()]
 
 
-def _affiliations(value: str | None) -> list[str]:
-    """Addresses of Scopus's `affiliation` ("A; B") and WoS's (one a line, led by "[authors]")."""
-    text = _BRACKETED.sub("", latex_text(value or ""))
+def _authors(names: list[str], value: str | None) -> tuple[list[Author], list[Institution]]:
+    """Authors linked to the addresses of WoS's `affiliation` when its entries name them, else the
+    addresses unlinked (Scopus's "A; B")."""
+    text = latex_text(value or "")
+    entries = _wos_entries(text, names) if _REPRINT.search(text) else None
+    if entries is None:
+        return [Author(name=n) for n in names], [institution(a) for a in _scopus_affiliations(text)]
+    institutions: list[Institution] = []
+    where: dict[str, int] = {}
+    links: dict[int, list[int]] = {}
+    unnamed = not any(named for named, _ in entries)
+    for named, address in entries:
+        if address not in where:
+            where[address] = len(institutions)
+            institutions.append(institution(address))
+        for i in named or (range(len(names)) if unnamed else []):
+            links.setdefault(i, []).append(where[address])
+    authors = [Author(name=n, affiliations=tuple(dict.fromkeys(links.get(i, [])))) for i, n in enumerate(names)]
+    return authors, institutions
+
+
+def _wos_entries(text: str, names: list[str]) -> list[tuple[list[int], str]]:
+    """(indexes of the authors an entry names, its address) for each entry of a WoS `affiliation`:
+    "Jara, AJ (Reprint Author), Univ Murcia, …, Spain.\n Jara, Antonio J.; Zamora, Miguel A., Univ
+    Murcia, …, Spain." (one a line; JabRef joins the lines, so an entry also starts after ". " where
+    an author's name follows). Reprint-author entries repeat another entry and are dropped, unless
+    they are all there is."""
+    starts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    cut = re.compile(rf"\n|(?<=\.)\s+(?=(?:{starts})[;,( ])") if starts else re.compile(r"\n")
+    entries = []
+    for piece in (p.strip().rstrip(".").strip() for p in cut.split(text)):
+        named, rest = [], piece
+        while rest:
+            found = next((i for i, n in sorted(enumerate(names), key=lambda x: -len(x[1]))
+                          if rest.startswith(n) and rest[len(n):len(n) + 1] in (";", ",", " ")), None)
+            if found is None:
+                break
+            named.append(found)
+            rest = rest[len(names[found]):].lstrip()
+            if rest.startswith(";"):
+                rest = rest[1:].lstrip()
+            else:
+                break
+        entries.append((piece, named, _REPRINT.sub("", rest).strip().lstrip(",").strip()))
+    plain = [(named, address) for piece, named, address in entries if address and not _REPRINT.search(piece)]
+    return plain or [(named, address) for _, named, address in entries if address]
+
+
+def _scopus_affiliations(text: str) -> list[str]:
+    """Addresses of Scopus's `affiliation` ("A; B")."""
     found = [_clean(a).rstrip(".").strip() for a in re.split(r"[;\n]", text)]
     return list(dict.fromkeys(a for a in found if a))
 
