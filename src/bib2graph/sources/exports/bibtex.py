@@ -9,7 +9,8 @@ reads "%" as a comment. Fields by exporter:
   ("A; B"), `document_type`, `abbrev_source_title`, `art_number`, `note` ("Cited By 5"), the EID in
   `url`, `references` (split as Scopus CSV cells are, each with the field's line);
 - Web of Science: `unique-id` ("WOS:…" or "ISI:…"), `keywords-plus`, `journal-iso`, `times-cited`,
-  `type`, `cited-references` (one reference a line, each kept with its line);
+  `type`, `cited-references` (one reference a line, each kept with its line), `affiliation` (entries
+  "Name; Name, address", which link the authors they name);
 - bib2graph: `openalex` (the OpenAlex ID) and `bib2graph-id`.
 """
 
