@@ -486,3 +486,18 @@ def test_wos_bibtex_affiliations_link_the_authors_they_name():
     assert places["Yang, Kun"] == [("Univ Essex", "GB")]
     jara = next(r for r in records if r.ids.get("wos") == "WOS:000288757900012")
     assert [[jara.institutions[i].name for i in a.affiliations] for a in jara.authors] == [["Univ Murcia"]] * 3
+
+
+@pytest.mark.parametrize("reader, path", [(read_scopus_csv, LITSTUDY), (read_ris, RIS[0]), (read_bibtex, BIBTEX[0])],
+                         ids=["scopus", "ris", "bibtex"])
+def test_files_cut_anywhere_are_skipped_or_refused_never_crash(tmp_path, reader, path):
+    data = path.read_bytes()[:60_000]
+    for cut in (7, 1_001, 17_777, 33_333, 59_999):
+        part = tmp_path / f"cut{path.suffix}"
+        part.write_bytes(data[:cut])
+        try:
+            records, skips = read(reader, part)
+        except DataError as exc:
+            assert exc.code in ("FILE_INVALID", "FILE_ENCODING")
+            continue
+        assert all(r.origin.line >= 1 for r in records) and (records or skips.items)
