@@ -163,8 +163,9 @@ def _affiliations(names: list[str], cell: str | None, listed: str | None) -> dic
     entries = split(cell, ";")
     known = sorted(set(split(listed, ";")), key=len, reverse=True)
     out: dict[int, list[str]] = {}
+    forms = _name_forms(names)
     for position, entry in enumerate(entries):
-        index, rest = _entry_author(names, entry, position, len(entries) == len(names))
+        index, rest = _entry_author(forms, entry, position, len(entries) == len(names))
         for address in _split_addresses(rest, known):
             out.setdefault(index, [])
             if address not in out[index]:
@@ -172,13 +173,24 @@ def _affiliations(names: list[str], cell: str | None, listed: str | None) -> dic
     return out
 
 
-def _entry_author(names: list[str], entry: str, position: int, aligned: bool) -> tuple[int, str]:
-    """(author index, affiliation text) of one "Name, affiliation" entry: the name is matched against
-    the byline in its new ("Gong B.") and old ("Gong, B.") forms, else taken by position."""
-    for index, name in sorted(enumerate(names), key=lambda x: x[0] != position):
-        for form in (name, _old_form(name)):
-            if form and (entry == form or entry.startswith(form + ",")):
-                return index, entry[len(form) + 1:].strip()
+def _name_forms(names: list[str]) -> dict[str, list[int]]:
+    """Byline names in their new ("Gong B.") and old ("Gong, B.") forms -> author indexes."""
+    forms: dict[str, list[int]] = {}
+    for index, name in enumerate(names):
+        for form in dict.fromkeys((name, _old_form(name))):
+            if form:
+                forms.setdefault(form, []).append(index)
+    return forms
+
+
+def _entry_author(forms: dict[str, list[int]], entry: str, position: int, aligned: bool) -> tuple[int, str]:
+    """(author index, affiliation text) of one "Name, affiliation" entry: its first one or two comma
+    parts matched against the byline's names (the author at the entry's position first, as namesakes
+    are common), else the author at its position when entries and authors pair up."""
+    parts = entry.split(",", 2)
+    for form in (",".join(parts[:2]), parts[0]) if len(parts) > 1 else (parts[0],):
+        if indexes := forms.get(form.strip()):
+            return (position if position in indexes else indexes[0]), entry[len(form) + 1:].strip()
     if not aligned:
         return -1, _drop_name(entry)
     return position, _drop_name(entry)
