@@ -41,7 +41,7 @@ def work_type(label: str | None) -> str | None:
     """OpenAlex's work type for an export's label; None when the file gives none."""
     if not label or not label.strip():
         return None
-    key = " ".join(label.split()).lower()
+    key = " ".join(label.split(";")[0].split()).lower()     # WoS: "Article; Proceedings Paper"
     return _TYPES.get(key, "other")
 
 
