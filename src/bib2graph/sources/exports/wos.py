@@ -33,7 +33,8 @@ from ...ids import normalize_doi
 from ...skips import Skips
 from .countries import country_code
 from .record import Author, CitedRef, Institution, Origin, Record
-from .vocab import language_code, work_type
+from .languages import language_code
+from .vocab import work_type
 
 OnRecord = Callable[[int], None]
 
