@@ -53,6 +53,26 @@ def test_every_network_matches_its_metrics_and_the_corpus_is_there(built_demo):
     assert all(not Path(p).is_absolute() for p in manifest["inputs"])
 
 
+def test_bibliographies_hold_the_corpus_and_each_networks_works(built_demo):
+    """The corpus bibliography holds every included work once; a network's, its works tagged by cluster."""
+    import re
+
+    from bib2graph.sources.exports.ris import read_ris
+    from bib2graph.skips import Skips
+    from bib2graph.tables import WORKS
+
+    works = sorted(read_table(built_demo / "results/corpus/works.parquet", WORKS)["work_id"])
+    bib = (built_demo / "results/corpus/bibliography.bib").read_text(encoding="utf-8")
+    assert re.findall(r"^@\w+\{([^,]+),$", bib, re.M) == works
+    csl = json.loads((built_demo / "results/corpus/bibliography.csl.json").read_text(encoding="utf-8"))
+    assert [item["id"] for item in csl] == works
+    folder = built_demo / "results/export/coupling"
+    order = [line.split(",")[2] for line in (folder / "reading_order.csv").read_text().splitlines()[1:]]
+    records = list(read_ris(folder / "bibliography.ris", "bibliography.ris", Skips(strict=True)))
+    assert [r.ids["openalex"] for r in records] == order
+    assert all(len(r.author_keywords) == 1 and r.author_keywords[0].startswith("b2g:cluster-") for r in records)
+
+
 def test_second_run_does_nothing(demo):
     workspace = demo
     before = tree_state(workspace / "results")

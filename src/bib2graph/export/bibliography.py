@@ -7,12 +7,14 @@ Choices a reader of the files relies on:
 
 - Text stays UTF-8 (biblatex, Biber and Zotero read it; no ``{\\"u}``), so non-Latin names survive.
   BibTeX escapes only what LaTeX or a BibTeX parser would misread: ``\\ { } % & $ # _ ~`` and the
-  ligatures ``--``, ``''``, ``````; ``^`` stays as it is (Zotero and pylatexenc keep it).
+  ligatures ``--``, ``''``, ``````; ``^`` stays as it is (Zotero and pylatexenc keep it). A DOI is
+  written as it is (biblatex reads `doi` verbatim) unless it holds one of those characters.
 - Titles and abstracts are one line in BibTeX and RIS (every run of white space, newlines included,
   becomes one space): a blank line ends a BibTeX paragraph and RIS values are one line.
 - The work ID travels in every format: BibTeX key = `bibtex_key(work_id)` (the ID itself when its
   characters are safe, others as ``+HH`` bytes, so `work_id_from_key` reverses it) and the fields
-  ``bib2graph-id`` (always) and ``openalex`` (OpenAlex IDs); RIS ``ID`` and ``AN``; CSL-JSON ``id``.
+  ``bib2graph-id`` (always), ``openalex`` (OpenAlex IDs) and ``unique-id`` (WoS and Scopus IDs); RIS
+  ``ID`` and ``AN``; CSL-JSON ``id``.
 - Keywords are our tags (``b2g:cluster-3``), which Zotero turns into tags; the note holds the reading
   order (BibTeX ``note``, RIS ``N1``, CSL ``note``).
 """
@@ -31,6 +33,7 @@ from ..tables import Bundle
 from .common import native
 
 OPENALEX_WORK = re.compile(r"^W\d+$")
+UNIQUE_ID = re.compile(r"^(?:WOS:|2-s2\.0-)")   # written as `unique-id` too, as Web of Science does
 _SAFE_KEY = re.compile(r"[A-Za-z0-9_:.\-/]")
 _ESCAPED_KEY = re.compile(r"(?:\+[0-9A-F]{2})+")
 _SPACE = re.compile(r"\s+")
@@ -210,15 +213,23 @@ def _bibtex_entry(e: Entry) -> str:
         ("volume", _bibtex_value(e.volume)),
         ("number", _bibtex_value(e.issue)),
         ("pages", _bibtex_value(e.pages).replace("-{}-", "--") if e.pages else None),
-        ("doi", _bibtex_value(e.doi)),
+        ("doi", _bibtex_doi(e.doi)),
         ("abstract", _bibtex_value(e.abstract)),
         ("keywords", _bibtex_value(", ".join(e.keywords))),
         ("note", _bibtex_value(e.note)),
         ("openalex", e.work_id if OPENALEX_WORK.match(e.work_id) else None),
+        ("unique-id", bibtex_text(e.work_id) if UNIQUE_ID.match(e.work_id) else None),
         ("bib2graph-id", bibtex_text(e.work_id)),
     ]
     body = "".join(f"  {name} = {{{value}}},\n" for name, value in fields if value)
     return f"@{kind}{{{bibtex_key(e.work_id)},\n{body}}}\n"
+
+
+def _bibtex_doi(doi: str | None) -> str | None:
+    """A DOI as it is (biblatex reads `doi` verbatim, `_` included), escaped only when TeX would misread it."""
+    if not doi:
+        return None
+    return bibtex_text(doi) if re.search(r"[\\{}%~#&$]|--", doi) else one_line(doi)
 
 
 def _bibtex_value(value) -> str | None:

@@ -19,6 +19,7 @@ from ...errors import DataError
 from ...ids import normalize_doi, short_id
 from ...skips import Skips
 from .record import Author, Origin, Record
+from .vocab import language_code
 
 _WS = re.compile(r"[ \t\n\r]*")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d|21\d\d)\b")
@@ -96,7 +97,7 @@ def _record(item: dict, origin: Origin) -> Record:
     year, date = _issued(item.get("issued"))
     return Record(origin=origin, ids=_ids(item), doi=_doi(item), title=_text(item.get("title")), year=year,
                   publication_date=date, type=TYPES.get(str(item.get("type")), "other"),
-                  language=_language(_text(item.get("language"))), venue=_text(item.get("container-title")),
+                  language=language_code(_text(item.get("language"))), venue=_text(item.get("container-title")),
                   venue_abbrev=_text(item.get("container-title-short")) or _text(item.get("journalAbbreviation")),
                   volume=_text(item.get("volume")), issue=_text(item.get("issue")), first_page=first,
                   last_page=last, abstract=_text(item.get("abstract")),
@@ -179,7 +180,3 @@ def _pages(value: str | None) -> tuple[str | None, str | None]:
     parts = _PAGES.split(value, maxsplit=1)
     return parts[0] or None, (parts[1] if len(parts) > 1 else None) or None
 
-
-def _language(value: str | None) -> str | None:
-    code = (value or "").split("-")[0].split("_")[0].lower()
-    return code if re.fullmatch(r"[a-z]{2}", code) else None

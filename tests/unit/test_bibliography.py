@@ -1,0 +1,143 @@
+"""Bibliographies out and back: corpus → BibTeX / RIS / CSL-JSON → our readers gives the same works."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bib2graph.export.bibliography import (Entry, bibtex_key, entries, network_entries, to_bibtex, to_csl_json,
+                                           to_ris, work_id_from_key, write_bibliography)
+from bib2graph.export.reading import reading_order
+from bib2graph.networks import build
+from bib2graph.networks.builders import item_rows
+from bib2graph.skips import Skips
+from bib2graph.sources.exports.bibtex import read_bibtex
+from bib2graph.sources.exports.csl_json import read_csl_json
+from bib2graph.sources.exports.ris import read_ris
+from bib2graph.sources.files import read_work_objects
+from bib2graph.sources.records import bundle_from_works
+
+DONNERS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "synergy" / "Donners_2021" / "works_1.zip"
+READERS = {".bib": read_bibtex, ".ris": read_ris, ".csl.json": read_csl_json}
+
+
+@pytest.fixture(scope="module")
+def donners():
+    return bundle_from_works(read_work_objects(DONNERS))
+
+
+def _tokens(name: str) -> list[str]:
+    """A name's words, whatever the order or comma: "Jason Owen-Smith" ~ "Owen-Smith, Jason"."""
+    return sorted(w for w in re.split(r"[\s,]+", name) if w)
+
+
+def _one_line(text):
+    return " ".join(text.split()) if isinstance(text, str) and text.strip() else None
+
+
+def _expected(bundle) -> dict[str, dict]:
+    """What each work should read back as, straight from the bundle tables."""
+    names = bundle.authorships.dropna(subset=["author_name"]).sort_values(["work_id", "position"])
+    authors = names.groupby("work_id")["author_name"].agg(list).to_dict()
+    return {w.work_id: {"doi": w.doi if isinstance(w.doi, str) else None, "title": _one_line(w.title),
+                        "year": None if pd.isna(w.year) else int(w.year),
+                        "authors": [_tokens(a) for a in authors.get(w.work_id, [])]}
+            for w in bundle.works.itertuples(index=False)}
+
+
+def _round_trip(bundle, folder: Path) -> None:
+    stem = folder / "bibliography"
+    write_bibliography(entries(bundle), [f"{stem}{suffix}" for suffix in READERS])
+    want = _expected(bundle)
+    for suffix, reader in READERS.items():
+        skips = Skips(strict=True)
+        records = list(reader(Path(f"{stem}{suffix}"), f"bibliography{suffix}", skips))
+        assert len(records) == len(want), suffix
+        for record, work_id in zip(records, sorted(want)):   # written in ID order
+            got = {"doi": record.doi, "title": _one_line(record.title), "year": record.year,
+                   "authors": [_tokens(a.name) for a in record.authors]}
+            assert work_id in record.ids.values(), (suffix, work_id, record.ids)
+            assert got == want[work_id], (suffix, work_id)
+
+
+def test_real_corpus_round_trips_through_all_three_formats(donners, tmp_path):
+    assert len(donners.works) == 258 and donners.works["doi"].notna().sum() > 200
+    _round_trip(donners, tmp_path)
+
+
+def _hostile_works() -> list[dict]:
+    many = [{"author": {"id": f"https://openalex.org/A{n}", "display_name": f"Given{n} Family{n}"}}
+            for n in range(1, 401)]
+    titles = ["{Unbalanced brace", "a } b {c} \\LaTeX \\ backslash", "100% & $5 #1 _x_ ~y ^2",
+              "Ünïcödé Œuvre – 中文 ‘quoted’ “twice” ᴀ", "line one\nline two\r\n\tline three",
+              "dashes -- and --- and ``quotes'' and ?` !`", "ER  - not an end\nTY  - JOUR", "@article{x, title={y}}"]
+    people = ["Jason Owen-Smith", "Owen-Smith, J", "Jan van der Berg", "Martin Luther King Jr.", "Madonna",
+              "José Ñúñez-García", "O'Brien, Seán", "李 小龍"]
+    works = []
+    for n, title in enumerate(titles, 1):
+        works.append({"id": f"https://openalex.org/W90{n}", "title": title, "publication_year": 1990 + n,
+                      "publication_date": f"{1990 + n}-0{n}-1{n}", "type": "article",
+                      "doi": f"https://doi.org/10.1000/b2g_{n}--%{n}~x#{{y}}" if n % 2 else f"10.1000/plain_{n}",
+                      "primary_location": {"source": {"display_name": f"Journal & {title[:10]}"}},
+                      "abstract_inverted_index": {"Abstract": [0], "with\nnewline": [1], "%": [2]},
+                      "authorships": [{"author": {"display_name": people[(n + k) % len(people)]}}
+                                      for k in range(3)]})
+    works.append({"id": "https://openalex.org/W999", "title": "Four hundred authors", "publication_year": 2020,
+                  "authorships": many})
+    works.append({"id": "https://openalex.org/W998", "title": None, "publication_year": None, "authorships": []})
+    return works
+
+
+def test_hostile_values_round_trip(tmp_path):
+    bundle = bundle_from_works(_hostile_works())
+    assert len(bundle.works) == 10
+    _round_trip(bundle, tmp_path)
+
+
+def test_keys_are_reversible_and_files_deterministic(donners, tmp_path):
+    for work_id in ("W2741809807", "WOS:000123456700001", "2-s2.0-85181234567", "lens 12{3}%é+x"):
+        key = bibtex_key(work_id)
+        assert re.fullmatch(r"[A-Za-z0-9_:.\-/+]+", key) and work_id_from_key(key) == work_id
+    items = entries(donners)
+    assert to_bibtex(items) == to_bibtex(entries(donners))
+    assert re.findall(r"^@\w+\{([^,]+),", to_bibtex(items), re.M) == sorted(donners.works["work_id"])
+    assert len(re.findall(r"^ER  - $", to_ris(items), re.M)) == len(donners.works)
+    parsed = json.loads(to_csl_json(items))
+    assert [i["id"] for i in parsed] == sorted(donners.works["work_id"])
+    assert all(i["type"] in ("article-journal", "paper-conference", "chapter") for i in parsed)
+
+
+def test_non_openalex_ids_round_trip(tmp_path):
+    """IDs of works read from WoS or Scopus exports travel too (BibTeX: `unique-id`, as WoS writes it)."""
+    items = [Entry(work_id="WOS:000123456700001", title="A", year=2001, authors=("Ann Lee",)),
+             Entry(work_id="2-s2.0-85181234567", title="B", year=2002, authors=("Lee, A",))]
+    for suffix, reader in READERS.items():
+        path = tmp_path / f"b{suffix}"
+        write_bibliography(items, [path])
+        records = list(reader(path, path.name, Skips(strict=True)))
+        assert [e.work_id in r.ids.values() for e, r in zip(items, records)] == [True, True], (suffix, records)
+
+
+def test_network_bibliography_follows_reading_order_and_tags_clusters(donners):
+    coupling = build("coupling", donners, {}, {"stability_runs": 1})
+    order = reading_order("coupling", coupling.nodes)
+    items = network_entries("coupling", coupling.nodes, donners)
+    assert [e.work_id for e in items] == list(order["node_id"])
+    for n, (entry, row) in enumerate(zip(items, order.itertuples(index=False)), 1):
+        assert entry.keywords == (f"b2g:cluster-{row.cluster}",)
+        assert entry.note.startswith(f"reading order {n};")
+    ris = to_ris(items)
+    assert ris.count("KW  - b2g:cluster-") == len(items)
+
+    coauthors = build("coauthorship", donners, {}, {"stability_runs": 1})
+    rows = item_rows("coauthorship", donners, {})[0]
+    by_work = rows.merge(coauthors.nodes[["node_id", "cluster"]], left_on="item_id", right_on="node_id")
+    items = network_entries("coauthorship", coauthors.nodes, donners, rows[["work_id", "item_id"]])
+    assert {e.work_id for e in items} == set(by_work["work_id"])
+    clusters = by_work.groupby("work_id")["cluster"].agg(lambda c: sorted(set(c))).to_dict()
+    for entry in items:
+        assert entry.keywords == tuple(f"b2g:cluster-{c}" for c in clusters[entry.work_id])
