@@ -19,7 +19,7 @@ from ...errors import DataError
 from ...ids import normalize_doi, short_id
 from ...skips import Skips
 from .record import Author, Origin, Record
-from .vocab import language_code
+from .languages import language_code
 
 _WS = re.compile(r"[ \t\n\r]*")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d|21\d\d)\b")
