@@ -39,6 +39,7 @@ class Entry:
     terms: list[dict[str, Any]] = field(default_factory=list)          # term rows without work_id
     referenced_ids: list[str] = field(default_factory=list)            # OpenAlex: resolved already
     raw_references: list[tuple[str, int | None]] = field(default_factory=list)   # exports: (raw, line)
+    parsed_references: bool = False   # referenced_ids hold the identities of raw_references (ingest.py)
     venue_abbrev: str | None = None
     volume: str | None = None
     first_page: str | None = None
