@@ -108,7 +108,8 @@ def group_entries(entries: list[Entry]) -> list[list[Entry]]:
 
     The same native ID or DOI makes one work. Title, year and first author join a record without a DOI
     to the one work with a DOI that has them (to none when several do: a conference abstract and its
-    article share all three), and records without a DOI to each other; two DOIs never merge.
+    article share all three), and records without a DOI to each other; two DOIs never merge, nor do
+    two records one database (WoS, Scopus, OpenAlex) gave different IDs.
     """
     groups = _Groups(len(entries))
     owner: dict[str, int] = {}
@@ -121,13 +122,22 @@ def group_entries(entries: list[Entry]) -> list[list[Entry]]:
                 groups.union(owner[key], i)
             else:
                 owner[key] = i
+    natives: dict[int, set[tuple[str, str]]] = {}   # group root → the native IDs of its database records
+    for i, entry in enumerate(entries):
+        if entry.scheme is not None:
+            natives.setdefault(groups.find(i), set()).add((entry.scheme, entry.native_id))
     for members in titled.values():
         with_doi = {groups.find(i) for i in members if entries[i].work.get("doi")}
         without = [i for i in members if not entries[i].work.get("doi")]
         if len(with_doi) <= 1 and without:
             anchor = next(iter(with_doi)) if with_doi else without[0]
             for i in without:
-                groups.union(anchor, i)
+                a, b = groups.find(anchor), groups.find(i)
+                ids_a, ids_b = natives.get(a, set()), natives.get(b, set())
+                if a == b or any(s == t and x != y for s, x in ids_a for t, y in ids_b):
+                    continue   # one database's two IDs are two works, whatever their titles say
+                groups.union(a, b)
+                natives[groups.find(a)] = ids_a | ids_b
     members: dict[int, list[Entry]] = {}
     for i, entry in enumerate(entries):
         members.setdefault(groups.find(i), []).append(entry)
