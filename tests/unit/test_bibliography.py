@@ -141,3 +141,43 @@ def test_network_bibliography_follows_reading_order_and_tags_clusters(donners):
     clusters = by_work.groupby("work_id")["cluster"].agg(lambda c: sorted(set(c))).to_dict()
     for entry in items:
         assert entry.keywords == tuple(f"b2g:cluster-{c}" for c in clusters[entry.work_id])
+
+
+ZOTERO_CSL = """[
+  {"id": "http://zotero.org/users/1/items/ABCD", "type": "article-journal",
+   "title": "Rich club", "container-title": "Phys. Rev.", "page": "12–19", "volume": "4",
+   "author": [{"family": "Berg", "given": "Jan", "non-dropping-particle": "van der"},
+              {"literal": "WHO Collaborative Group"}, {"family": "King", "given": "Martin", "suffix": "Jr."}],
+   "issued": {"date-parts": [["2019", "3", "2"]]}, "DOI": "https://doi.org/10.1000/ABC", "language": "en-US",
+   "keyword": "networks, b2g:cluster-2"},
+  "not an item",
+  {"id": "W12", "type": "book", "issued": {"raw": "circa 1999"}},
+  {"type": "chapter"}
+]
+"""
+
+
+def test_csl_json_reader_reads_zotero_items_and_reports_the_rest(tmp_path):
+    path = tmp_path / "zotero.json"
+    path.write_text(ZOTERO_CSL, encoding="utf-8")
+    skips = Skips()
+    first, second = read_csl_json(path, "zotero.json", skips)
+    assert [s.where for s in skips.items] == ["record 2, line 8", "record 4, line 10"]
+    assert first.ids == {"csl": "http://zotero.org/users/1/items/ABCD"} and first.doi == "10.1000/abc"
+    assert [a.name for a in first.authors] == ["van der Berg, Jan", "WHO Collaborative Group", "King, Martin, Jr."]
+    assert (first.year, first.publication_date, first.first_page, first.last_page) == (2019, "2019-03-02", "12", "19")
+    assert (first.type, first.language, first.venue, first.volume) == ("article", "en", "Phys. Rev.", "4")
+    assert first.author_keywords == ["networks", "b2g:cluster-2"] and first.origin.line == 2
+    assert (second.ids, second.type, second.year, second.origin.line) == ({"openalex": "W12"}, "book", 1999, 9)
+
+
+@pytest.mark.parametrize("text, line", [("[{\"id\": \"W1\"},\n{\"id\": }]", 2), ("{\"a\": 1} x", 1),
+                                        ("[{\"id\": \"W1\"}", 1), ("", 1), ("[1 2]", 1), ("[]\n\n]", 3)])
+def test_broken_csl_json_is_a_file_error_with_its_line(tmp_path, text, line):
+    from bib2graph.errors import DataError
+
+    path = tmp_path / "bad.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        list(read_csl_json(path, "bad.json", Skips()))
+    assert info.value.code == "FILE_INVALID" and info.value.details["line"] == line

@@ -75,9 +75,13 @@ def _latex_decoder() -> Any:
     return LatexNodes2Text()
 
 
+#: What pylatexenc would change: plain text without it is returned as it is (decoding costs ~20 ms an abstract).
+_LATEX = re.compile(r"[\\{}$~%&#^]|--|``|''|[?!]`")
+
+
 def latex_text(value: str) -> str:
     """LaTeX to text: ``10.1000/a\\_b`` and ``{10.1000/ab}`` become DOIs, ``M{\\"a}ntym{\\"a}ki`` a name."""
-    return _latex_decoder().latex_to_text(value) if value else value
+    return _latex_decoder().latex_to_text(value) if value and _LATEX.search(value) else value
 
 
 def bibtex_doi(fields: dict[str, str]) -> str | None:
