@@ -76,7 +76,7 @@ def _network(params: dict[str, Any]) -> None:
 
 
 CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
-    "cited": _chain, "sources": lambda params: _source(params["source"]),
+    "cited": _chain, "sources": lambda params: _source({"kind": "files", **params["source"]}),
     "seed": _seed, "chain": _chain, "corpus": _filter, "network": _network,
     "layout": lambda params: None, "export": lambda params: None, "report": lambda params: None,
 }

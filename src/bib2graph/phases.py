@@ -50,6 +50,15 @@ def run_sources(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) ->
     source = spec["source"]
     found = ingest([Path(p) for p in inp["sources"]], source["files"],
                    [source["formats"].get(name) for name in source["files"]], skips)
+    if source["resolve"] == "openalex":   # DOIs of cited works → OpenAlex IDs, through the raw store
+        from .sources.ingest import resolve_with_openalex
+        from .sources.openalex_source import OpenAlexSource
+
+        api = OpenAlexSource.open(source["openalex"], skips=skips)
+        try:
+            found = resolve_with_openalex(found, api.ids_for_dois)
+        finally:
+            api.close()
     found.bundle.write(_folder(out["tables"]))
     write_table(found.cited, SOURCE_REFS, out["cited"])
     write_table(found.origins, ORIGINS, out["origins"])
@@ -247,7 +256,7 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
     def load(path: str) -> dict:
         return json.loads(Path(path).read_text(encoding="utf-8"))
 
-    manifests = {name: load(inp[name]) for name in ("seeds", "chain", "corpus")}
+    manifests = {name: load(inp[name]) for name in ("seeds", "chain", "corpus", "sources") if inp.get(name)}
     metrics = [load(p) for p in inp["metrics"]]
     tables = [read_table(nodes, NODES) for nodes in inp["nodes"]]
     reading = {m["kind"]: reading_order(m["kind"], table)

@@ -218,6 +218,8 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
                      nodes=[f"results/networks/{k}/nodes.parquet" for k in kinds(spec)],
                      edges=[f"results/networks/{k}/edges.parquet" for k in kinds(spec)],
                      layouts=[f"results/layouts/{k}/layout.parquet" for k in kinds(spec)])
+        if _files_source(spec):
+            found["sources"] = f"{SOURCES}/manifest.json"
     return found
 
 
@@ -237,8 +239,9 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
                                "kind": kind})
     if rule == "sources":   # what the files are, not how OpenAlex would be asked
         source = spec["source"]
-        return canonical_json({"source": {"files": source["files"], "formats": source["formats"]},
-                               "strict": spec["strict"]})
+        asked = {"openalex": source["openalex"]} if source["resolve"] == "openalex" else {}
+        return canonical_json({"source": {"files": source["files"], "formats": source["formats"],
+                                          "resolve": source["resolve"], **asked}, "strict": spec["strict"]})
     if rule == "export":   # the bibliography finds a work's items as the network did
         return canonical_json({"export": spec["export"], "network": spec["networks"][kind]})
     if rule == "cited":   # the co-citation threshold says which cited works are nodes

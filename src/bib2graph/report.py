@@ -171,6 +171,28 @@ def _maps(kind: str, frame: pd.DataFrame | None, edges: pd.DataFrame | None) -> 
     return parts
 
 
+def _percent(part: int, whole: int) -> str:
+    return f"{part} ({100 * part / whole:.1f}%)" if whole else str(part)
+
+
+def _sources(counts: dict[str, Any]) -> list[str]:
+    """What the source files gave: records and duplicates per file, and how their cited references
+    were matched (the `sources` job's manifest)."""
+    files = [[f["file"], f["records"], f["duplicates"]] for f in counts["files"]]
+    refs = counts["references"]
+    total, methods = refs["total"], refs.get("identities_by_method", {})
+    rows = [["cited references read", total], ["parsed", _percent(total - refs["unparsed"], total)],
+            ["carrying a DOI", _percent(refs["with_doi"], total)], ["distinct cited works", refs["identities"]]]
+    rows += [[f"identities {label}", _percent(methods.get(key, 0), refs["identities"])]
+             for key, label in (("doi", "matched to a source work by DOI"), ("key", "matched to a source work by "
+                                "author, year, source, volume, page"), ("merged", "folded into a fuller "
+                                "citation of the same work"), ("unresolved", "outside the sources (own node)"))]
+    return ["<h3 id=\"sources\">Source files</h3>",
+            _table(["file", "records", "duplicates removed"], files),
+            f"<p>{counts['works']} works from {counts['records']} records.</p>",
+            _table(["cited references", "count"], rows)]
+
+
 def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataFrame,
            works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any],
            reading: dict[str, pd.DataFrame], maps: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None) -> str:
@@ -187,6 +209,8 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
     flow += [["accepted by people", corpus["accepted"]], ["rejected by people", corpus["rejected"]],
              ["included in the corpus", corpus["included"]]]
     parts.append(_table(["step", "works"], flow))
+    if "sources" in manifests:
+        parts += _sources(manifests["sources"]["counts"])
     parts.append("<h3>PRISMA flow</h3>" + svg_prisma(prisma))
     if len(works):
         parts.append(_svg_years(works))

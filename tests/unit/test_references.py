@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bib2graph.sources.exports.references import (ParsedRef, ReferenceResolver, SourceFolding, author_key,
-                                                  identity_key, merge_doi_identities, parse_reference, source_key,
-                                                  work_keys)
+                                                  identity_key, merge_identities, parse_reference, source_key,
+                                                  style_for, work_keys)
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 csv.field_size_limit(1 << 30)
@@ -117,7 +117,8 @@ def test_every_scopus_reference_is_parsed_or_none_and_agrees_with_its_layout(sco
     assert kinds["none"] < 0.01 * len(scopus_refs)
     for raw, ref in zip(scopus_refs, parsed):
         ending = re.search(r"\((1[5-9]\d\d|20\d\d)\)$", raw)   # a year, not "(1445)", a volume
-        numbers = re.search(r"(?:^|, )(\d+), (?:[A-Za-z]?\d+, )?(?:pp?\. ([A-Za-z]?\d\w*)[^,]*, )?\(\d{4}\)$", raw)
+        numbers = re.search(r"(?:^|, )[^,]*[A-Za-z][^,]*, (\d+)(?:[-–]\d+)?, (?:[A-Za-z]?\d+(?:[-–]\d+)?, )?"
+                            r"(?:pp?\. ([A-Za-z]?\d\w*)[^,]*, )?\(\d{4}\)$", raw)
         if ending:
             assert ref is not None and ref.year == int(ending.group(1)), raw
         if numbers and ref is not None:
@@ -149,11 +150,33 @@ def test_scopus_layouts_old_and_new():
     assert parse_reference("We use the convention (Equation presented) and (Equation presented)", "scopus") is None
 
 
+def test_old_scopus_layout_of_a_real_export_agrees_with_its_fields():
+    """litstudy's Scopus CSV writes references "Surname, I., Title (1984) Source, 45 (3), pp. 1-9"."""
+    refs = _column(DATA / "scopus" / "litstudy-scopus.csv", "References", ",")
+    assert len(refs) > 400
+    parsed = [parse_reference(raw, "scopus") for raw in refs]
+    _report("Scopus References (old layout)", refs, parsed)
+    checked = 0
+    for raw, ref in zip(refs, parsed):
+        m = re.match(r"^([^,(]+), ((?:[A-Z]\.-?)+), .*?\((1[5-9]\d\d|20\d\d)\) ([^,]+), (\d+)(?: \(\w+\))?, ", raw)
+        if m:
+            checked += 1
+            assert author_key(ref.first_author) == author_key(f"{m.group(1)}, {m.group(2)}"), raw
+            assert (ref.year, ref.source, ref.volume) == (int(m.group(3)), m.group(4).rstrip("."), m.group(5)), raw
+    assert checked > 100
+
+
 def test_generic_style_reads_both_shapes():
     assert parse_reference("Ahuja G, 2000, ADMIN SCI QUART, V45, P425", "generic").source == "ADMIN SCI QUART"
     assert parse_reference("Reich, S., (1999) SIAM J Numer Anal, 36, p. 1549", "generic").volume == "36"
+    new = parse_reference("Van Vleck J., Ferromagnetic resonance, Physica, 17, (1951)", "generic")
+    assert (new.first_author, new.title, new.source, new.year) == ("Van Vleck J.", "Ferromagnetic resonance",
+                                                                   "Physica", 1951)
+    assert parse_reference("Doi T, 2005, J NEUROSCI, V25, P950", "generic").first_author == "Doi T"
     with pytest.raises(ValueError):
         parse_reference("x", "apa")
+    assert [style_for(f) for f in ("wos", "wos-tab", "scopus-csv", "scopus-ris", "ris", "bibtex", "lens-csv")] \
+        == ["wos", "wos", "scopus", "scopus", "generic", "generic", "generic"]
 
 
 @pytest.mark.parametrize("names", [("Smith J", "SMITH JA", "Smith, J.A.", "Smith John", "SMITH J."),
@@ -180,15 +203,35 @@ def test_real_pairs_written_two_ways_fold(wos_refs):
     assert len(set(gubbi)) == 3
     assert len({identity_key(parse_reference(r, "wos")) for r in gubbi}) == 1
     atzori = [parse_reference(r, "wos") for r in set(wos_refs) if re.match(r"(?i)atzori l\.?, 2010", r)]
-    merged = merge_doi_identities(atzori)
+    merged = merge_identities(atzori)
     assert {merged.get(identity_key(r), identity_key(r)) for r in atzori} == {"doi:10.1016/j.comnet.2010.05.010"}
+
+
+def test_merging_follows_a_partial_citation_through_its_full_form_to_the_doi():
+    forms = ["Atzori L, 2010, COMPUT NETW, V54, P2787, DOI 10.1016/j.comnet.2010.05.010",
+             "Atzori L., 2010, ELSEVIER COMPUTER NE, V54, P2787", "Atzori L., 2010, ELSEVIER COMPUTER NE, V54"]
+    refs = [parse_reference(form, "wos") for form in forms]
+    merged = merge_identities(refs)
+    assert {merged.get(identity_key(r), identity_key(r)) for r in refs} == {"doi:10.1016/j.comnet.2010.05.010"}
+
+
+def test_scopus_references_with_and_without_pages_fold(scopus_refs):
+    """Jiles & Atherton 1986 is cited in bibx-scopus.csv with pages, without, with full and ISO titles."""
+    jiles = [parse_reference(r, "scopus") for r in set(scopus_refs) if re.match(r"Jiles D\. ?C\., Atherton", r)]
+    by_year = defaultdict(set)
+    merged = merge_identities(jiles)
+    for ref in jiles:
+        by_year[ref.year].add(merged.get(identity_key(ref), identity_key(ref)))
+    assert len([r for r in jiles if r.year == 1986]) >= 3
+    assert by_year[1986] == {"key:JILES D|1986||61|48"}
+    assert by_year[1984] != by_year[1986]
 
 
 def test_different_works_stay_apart(wos_refs, scopus_refs):
     newman = [parse_reference(r, "wos") for r in set(wos_refs) if r.startswith("Newman MEJ, 2001, PHYS REV E, V64")]
     assert len({r.doi for r in newman}) == 2
     assert len({identity_key(r) for r in newman}) == 2
-    assert not any(v.startswith("doi:10.1103/physreve.64") for v in merge_doi_identities(newman).values())
+    assert not any(v.startswith("doi:10.1103/physreve.64") for v in merge_identities(newman).values())
     # every two references with different years, volumes or pages (by regex) get different keys
     seen: dict[str, tuple] = {}
     for raw in wos_refs:

@@ -128,6 +128,46 @@ def _c1_items(path: Path, tab: bool) -> list[list[str]]:
     return records
 
 
+@pytest.mark.parametrize("name", [TABS[2], TABS[0]])
+def test_orcids_go_to_the_author_of_that_name(shared_data, name):
+    rows, records = _tab_rows(shared_data / name), _read(read_wos_tab, shared_data / name)
+    checked = 0
+    for row, record in zip(rows, records, strict=True):
+        full_names = [n.strip() for n in row["AF"].split(";")]
+        for entry in filter(None, (e.strip() for e in row["OI"].split(";"))):
+            person, orcid = entry.rsplit("/", 1)
+            if full_names.count(person) == 1:
+                author = record.authors[full_names.index(person)]
+                assert ("orcid", orcid) in author.ids
+                checked += 1
+    assert checked >= 5
+
+
+def test_document_types_take_openalex_names(shared_data):
+    plain = [(r.type, dt) for r, dt in zip(_read(read_wos, shared_data / PLAIN),
+                                          _plain_values(shared_data / PLAIN, "DT"))]
+    tab = [(r.type, row["DT"]) for r, row in zip(_read(read_wos_tab, shared_data / TABS[2]),
+                                                  _tab_rows(shared_data / TABS[2]))]
+    rows = [(t, dt.split(";")[0].strip()) for t, dt in plain + tab]
+    assert {t for t, _ in rows} <= {"article", "review", "editorial", "letter", "book", "book-chapter",
+                                    "erratum", "retraction", "other"}
+    assert all(t == "article" for t, dt in rows if dt in ("Article", "Proceedings Paper"))
+    assert all(t == "review" for t, dt in rows if dt == "Review")
+    assert all(t == "editorial" for t, dt in rows if dt == "Editorial Material")
+    assert {dt for _, dt in rows} >= {"Article", "Review"}
+
+
+def _plain_values(path: Path, wanted: str) -> list[str]:
+    """The first line of field `wanted` in every record of a plain-text export, straight from the file."""
+    values: list[str] = []
+    for _, tag, text in _tagged_lines(path):
+        if tag == "PT":
+            values.append("")
+        elif tag == wanted and not values[-1]:
+            values[-1] = text.strip()
+    return values
+
+
 def test_c1_countries_follow_the_last_word_of_us_addresses(shared_data):
     institutions = [i for r in _read(read_wos, shared_data / PLAIN) for i in r.institutions]
     us = [i for i in institutions if i.address.split()[-1] == "USA"]
@@ -197,7 +237,8 @@ def test_binary_and_foreign_files_are_a_data_error(shared_data, tmp_path, reader
     zipped = tmp_path / "works.txt"
     zipped.write_bytes((shared_data / "synergy" / "Sep_2021" / "works_1.zip").read_bytes())
     ris = shared_data / "ris" / "litstudy-ieee-example.ris"
-    for path in (zipped, ris, tmp_path / "missing.txt"):
+    other_wos = shared_data / (TABS[0] if reader is read_wos else PLAIN)
+    for path in (zipped, ris, other_wos, tmp_path / "missing.txt"):
         with pytest.raises(DataError) as info:
             _read(reader, path)
         assert info.value.code.startswith("FILE_")

@@ -12,5 +12,7 @@ if registry.RULES["sources"].wanted(SPEC):
             log("sources"),
         benchmark:
             bench("sources"),
+        resources:
+            openalex=1,
         script:
             PHASE_SCRIPT

@@ -28,13 +28,12 @@ from ..skips import Skips
 from ..tables import AFFILIATIONS, AUTHORSHIPS, REFERENCES, TERMS, WORKS, Bundle, conform
 from .exports.entries import WORK_FIELDS, Entry, entry_from_record
 from .exports.readers import OPENALEX_JSON, file_format, read_records
-from .exports.references import ReferenceResolver, identity_key, parse_reference, work_keys
+from .exports.names import display_name
+from .exports.references import ReferenceResolver, identity_key, merge_identities, parse_reference, style_for, work_keys
 from .files import read_work_objects
 from .records import work_rows
 
-# The reference style each format writes its cited references in.
-STYLES = {"wos": "wos", "wos-tab": "wos", "scopus-csv": "scopus", "scopus-ris": "scopus"}
-UNPARSED_SHOWN = 50
+UNPARSED_SHOWN = 10_000   # unparsed references listed in the manifest (all of them, short of a pathological file)
 
 
 @dataclass
@@ -178,12 +177,11 @@ class _References:
     def __init__(self) -> None:
         self.parsed: dict[str, Any] = {}          # identity → ParsedRef (first met) or None (unparsed)
         self.raw: dict[str, str] = {}             # identity → the raw string first met
-        self.doi_for_key: dict[str, set[str]] = {}   # bibliographic key → DOI identities written with it
         self.counts: Counter = Counter()
         self.unparsed: list[dict[str, Any]] = []
 
     def add(self, raw: str, line: int | None, style: str, file: str) -> str:
-        """The identity of one raw reference; parsed on first sight of each raw string."""
+        """The identity of one raw reference; an unparsed one is listed with its file and line."""
         self.counts["references"] += 1
         parsed = parse_reference(raw, style)
         if parsed is None:
@@ -195,20 +193,10 @@ class _References:
             self.raw.setdefault(identity, raw)
             return identity
         identity = identity_key(parsed)
-        if parsed.doi:
-            self.counts["with_doi"] += 1
-            bib = identity_key(_without_doi(parsed))
-            if bib.startswith("key:"):
-                self.doi_for_key.setdefault(bib, set()).add(identity)
+        self.counts["with_doi"] += bool(parsed.doi)
         self.parsed.setdefault(identity, parsed)
         self.raw.setdefault(identity, raw)
         return identity
-
-
-def _without_doi(parsed):
-    from dataclasses import replace
-
-    return replace(parsed, doi=None)
 
 
 def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None = None,
@@ -225,7 +213,7 @@ def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None
         if source is None:
             cites[m.work_id] = []
         elif source.raw_references:
-            style = STYLES.get(source.format, "generic")
+            style = style_for(source.format)
             cites[m.work_id] = [refs.add(raw, line, style, source.file) for raw, line in source.raw_references]
         else:
             cites[m.work_id] = [short_id(r) or r for r in source.referenced_ids]
@@ -242,31 +230,57 @@ def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None
     return Ingested(bundle, cited, _origins(merged), counts)
 
 
+def resolve_with_openalex(found: Ingested, ids_for_dois: Callable[[list[str]], dict[str, str]]) -> Ingested:
+    """`found` with each ``REF:`` work that carries a DOI replaced by the OpenAlex work of that DOI, as
+    `ids_for_dois` (batches of 100 through the client and its raw store) answers. Their rows in `cited`
+    keep what the reference says, under the OpenAlex ID, so that their nodes stay named without a
+    second look-up; counts go to ``references.openalex``."""
+    from ..tables import SOURCE_REFS
+
+    cited = found.cited
+    asked = cited.loc[cited["doi"].notna(), ["work_id", "doi"]]
+    by_doi = ids_for_dois(sorted(set(asked["doi"]))) if len(asked) else {}
+    to = {ref: by_doi[doi] for ref, doi in zip(asked["work_id"], asked["doi"]) if doi in by_doi}
+    known = set(found.bundle.works["work_id"])
+    refs = found.bundle.references.assign(referenced_id=found.bundle.references["referenced_id"].replace(to))
+    refs = refs[refs["work_id"] != refs["referenced_id"]].drop_duplicates()
+    works = found.bundle.works.assign(
+        n_references=found.bundle.works["work_id"].map(refs.groupby("work_id").size()).fillna(0).astype("int64"))
+    renamed = cited.assign(work_id=cited["work_id"].replace(to))
+    renamed = renamed[~renamed["work_id"].isin(known)].drop_duplicates("work_id")
+    renamed = renamed.assign(citing=renamed["work_id"].map(refs.groupby("referenced_id").size()).fillna(0)
+                             .astype("int64"))
+    bundle = Bundle(works=conform(works, WORKS), authorships=found.bundle.authorships,
+                    affiliations=found.bundle.affiliations, references=conform(refs, REFERENCES),
+                    terms=found.bundle.terms)
+    counts = {**found.counts, "references": {**found.counts["references"], "openalex": {
+        "asked": int(asked["doi"].nunique()), "resolved": len(set(to.values())),
+        "into_universe": len(set(to.values()) & known)}}}
+    return Ingested(bundle, conform(renamed, SOURCE_REFS), found.origins, counts)
+
+
 def _resolve(merged: list[Merged], refs: _References) -> tuple[dict[str, str], dict[str, Any]]:
-    """Identity → work ID: a work of the universe matched by DOI or key; else a DOI-less reference
-    written elsewhere with a DOI takes that DOI's identity; else its own REF ID."""
+    """Identity → work ID. A key written elsewhere with a fuller identity (a DOI, a volume and page)
+    takes that one (`merge_identities`); it resolves to a work of the universe by DOI, else by key
+    (`ReferenceResolver`); else it is a work of its own, ``REF:`` and a hash of the identity."""
     resolver = ReferenceResolver(
-        (m.work_id, work_keys(_first_author(m), m.work.get("year"), m.work.get("venue"),
+        (m.work_id, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
                               _abbrev(m), _first(m, "volume"), _first(m, "first_page"), m.work.get("doi")))
         for m in merged)
+    fuller = merge_identities(p for p in refs.parsed.values() if p is not None)
     out: dict[str, str] = {}
     methods: Counter = Counter()
     for identity, parsed in refs.parsed.items():
-        work_id, method = resolver.resolve(parsed) if parsed is not None else (None, None)
-        if work_id is None and identity.startswith("key:"):
-            dois = refs.doi_for_key.get(identity, set())
-            if len(dois) == 1:
-                doi_identity = next(iter(dois))
-                doi_parsed = refs.parsed.get(doi_identity)
-                work_id, method = resolver.resolve(doi_parsed) if doi_parsed is not None else (None, None)
-                if work_id is None:
-                    work_id, method = _ref_id(doi_identity), "doi_of_key"
+        target = fuller.get(identity, identity)
+        best = refs.parsed.get(target, parsed) if target != identity else parsed
+        work_id, method = resolver.resolve(best) if best is not None else (None, None)
         if work_id is None:
-            work_id, method = _ref_id(identity), "unresolved"
+            work_id, method = _ref_id(target), "merged" if target != identity else "unresolved"
         out[identity] = work_id
-        methods[method or "unresolved"] += 1
+        methods[method] += 1
     return out, {"identities": len(refs.parsed), "identities_by_method": dict(sorted(methods.items())),
-                 "ambiguous_keys": getattr(resolver, "ambiguous", 0)}
+                 "merged_into_fuller": sum(1 for i in refs.parsed if fuller.get(i, i) != i),
+                 "ambiguous": resolver.ambiguous}
 
 
 def _first_author(m: Merged) -> str | None:
@@ -312,10 +326,12 @@ def _cited_table(refs: _References, resolved: dict[str, str], references: pd.Dat
     from ..tables import SOURCE_REFS
 
     citing = references.groupby("referenced_id").size()
-    rows = []
+    label_of: dict[str, str] = {}   # REF ID → the identity it is named after (itself when it was met)
     for identity, work_id in resolved.items():
-        if not work_id.startswith("REF:") or work_id != _ref_id(identity):
-            continue
+        if work_id.startswith("REF:") and (work_id not in label_of or work_id == _ref_id(identity)):
+            label_of[work_id] = identity
+    rows = []
+    for work_id, identity in label_of.items():
         parsed = refs.parsed[identity]
         rows.append({"work_id": work_id, "identity": identity, "raw": refs.raw[identity],
                      "first_author": _label_author(parsed), "year": getattr(parsed, "year", None),

@@ -7,9 +7,10 @@ reads "%" as a comment. Fields by exporter:
 
 - Scopus: `author_keywords` (author keywords; `keywords` then holds index keywords), `affiliation`
   ("A; B"), `document_type`, `abbrev_source_title`, `art_number`, `note` ("Cited By 5"), the EID in
-  `url`;
+  `url`, `references` (split as Scopus CSV cells are, each with the field's line);
 - Web of Science: `unique-id` ("WOS:…" or "ISI:…"), `keywords-plus`, `journal-iso`, `times-cited`,
-  `type`, `cited-references` (one reference a line, each kept with its line);
+  `type`, `cited-references` (one reference a line, each kept with its line), `affiliation` (entries
+  "Name; Name, address", which link the authors they name);
 - bib2graph: `openalex` (the OpenAlex ID) and `bib2graph-id`.
 """
 
@@ -25,13 +26,17 @@ from ... import textio
 from ...ids import normalize_doi, short_id
 from ...skips import Skips
 from .affiliation import institution
-from .record import Author, CitedRef, Origin, Record
-from .vocab import language_code, marks_retracted, work_type
+from .languages import language_code
+from .record import Author, CitedRef, Institution, Origin, Record
+from .scopus_refs import split_references
+from .vocab import marks_retracted, work_type
 
 _WORK_ID = re.compile(r"^W\d+$")
 _YEAR = re.compile(r"\b(\d{4})\b")
 _CITED_BY = re.compile(r"cited by:?\s*(\d+)", re.IGNORECASE)
-_BRACKETED = re.compile(r"\[[^\]]*\]\s*")
+_REPRINT = re.compile(r"\s*\((?:Reprint|Corresponding) Author\)", re.IGNORECASE)
+_LATEX = re.compile(r"[\\{}$~%&#^_]|--|``|''")
+_BARE_SPECIAL = re.compile(r"(?<!\\)([&%#])")
 
 
 def read_bibtex(path: Path, name: str, skips: Skips) -> Iterator[Record]:
@@ -75,13 +80,14 @@ def _latex_decoder() -> Any:
     return LatexNodes2Text()
 
 
-#: What pylatexenc would change: plain text without it is returned as it is (decoding costs ~20 ms an abstract).
-_LATEX = re.compile(r"[\\{}$~%&#^]|--|``|''|[?!]`")
-
-
 def latex_text(value: str) -> str:
-    """LaTeX to text: ``10.1000/a\\_b`` and ``{10.1000/ab}`` become DOIs, ``M{\\"a}ntym{\\"a}ki`` a name."""
-    return _latex_decoder().latex_to_text(value) if value and _LATEX.search(value) else value
+    """LaTeX to text: ``10.1000/a\\_b`` and ``{10.1000/ab}`` become DOIs, ``M{\\"a}ntym{\\"a}ki`` a name.
+    A bare "&", "%" or "#" is the character itself, as exporters write it ("Science & Engineering"),
+    not an alignment tab or a comment. Text without LaTeX's special characters or ligatures is
+    returned as it is (decoding is slow)."""
+    if not value or not _LATEX.search(value):
+        return value
+    return _latex_decoder().latex_to_text(_BARE_SPECIAL.sub(r"\\\1", value))
 
 
 def bibtex_doi(fields: dict[str, str]) -> str | None:
@@ -98,6 +104,8 @@ def _record(entry: Any, origin: Origin) -> Record:
     doc_type = get("document_type", "type")
     first, last = _pages(get("pages"))
     scopus = "author_keywords" in text
+    names = _names(get("author"))
+    authors, institutions = _authors(names, raw.get("affiliation") or raw.get("affiliations"))
     return Record(
         origin=origin,
         ids=_ids(text, raw),
@@ -115,11 +123,12 @@ def _record(entry: Any, origin: Origin) -> Record:
         cited_by_count=_cited_by(text),
         abstract=get("abstract"),
         is_retracted=marks_retracted(doc_type),
-        authors=[Author(name=a) for a in _names(get("author"))],
-        institutions=[institution(a) for a in _affiliations(raw.get("affiliation") or raw.get("affiliations"))],
+        authors=authors,
+        institutions=institutions,
         author_keywords=_keywords(get("author_keywords") if scopus else get("keywords")),
         index_keywords=_keywords(get("keywords") if scopus else get("keywords-plus")),
-        references=_references(raw.get("cited-references"), lines.get("cited-references")),
+        references=_references(raw.get("cited-references"), lines.get("cited-references"))
+        or [CitedRef(r, _line(lines.get("references"))) for r in split_references(get("references"))],
     )
 
 
@@ -179,11 +188,62 @@ def _keywords(value: str | None) -> list[str]:
     return [k.strip() for k in re.split(r"[;,]", value or "") if k.strip()]
 
 
-def _affiliations(value: str | None) -> list[str]:
-    """Addresses of Scopus's `affiliation` ("A; B") and WoS's (one a line, led by "[authors]")."""
-    text = _BRACKETED.sub("", latex_text(value or ""))
+def _authors(names: list[str], value: str | None) -> tuple[list[Author], list[Institution]]:
+    """Authors linked to the addresses of WoS's `affiliation` when its entries name them, else the
+    addresses unlinked (Scopus's "A; B")."""
+    text = latex_text(value or "")
+    entries = _wos_entries(text, names) if _REPRINT.search(text) else None
+    if entries is None:
+        return [Author(name=n) for n in names], [institution(a) for a in _scopus_affiliations(text)]
+    institutions: list[Institution] = []
+    where: dict[str, int] = {}
+    links: dict[int, list[int]] = {}
+    unnamed = not any(named for named, _ in entries)
+    for named, address in entries:
+        if address not in where:
+            where[address] = len(institutions)
+            institutions.append(institution(address))
+        for i in named or (range(len(names)) if unnamed else []):
+            links.setdefault(i, []).append(where[address])
+    authors = [Author(name=n, affiliations=tuple(dict.fromkeys(links.get(i, [])))) for i, n in enumerate(names)]
+    return authors, institutions
+
+
+def _wos_entries(text: str, names: list[str]) -> list[tuple[list[int], str]]:
+    """(indexes of the authors an entry names, its address) for each entry of a WoS `affiliation`:
+    "Jara, AJ (Reprint Author), Univ Murcia, …, Spain.\n Jara, Antonio J.; Zamora, Miguel A., Univ
+    Murcia, …, Spain." (one a line; JabRef joins the lines, so an entry also starts after ". " where
+    an author's name follows). Reprint-author entries repeat another entry and are dropped, unless
+    they are all there is."""
+    starts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    cut = re.compile(rf"\n|(?<=\.)\s+(?=(?:{starts})[;,( ])") if starts else re.compile(r"\n")
+    entries = []
+    for piece in (p.strip().rstrip(".").strip() for p in cut.split(text)):
+        named, rest = [], piece
+        while rest:
+            found = next((i for i, n in sorted(enumerate(names), key=lambda x: -len(x[1]))
+                          if rest.startswith(n) and rest[len(n):len(n) + 1] in (";", ",", " ")), None)
+            if found is None:
+                break
+            named.append(found)
+            rest = rest[len(names[found]):].lstrip()
+            if rest.startswith(";"):
+                rest = rest[1:].lstrip()
+            else:
+                break
+        entries.append((piece, named, _REPRINT.sub("", rest).strip().lstrip(",").strip()))
+    plain = [(named, address) for piece, named, address in entries if address and not _REPRINT.search(piece)]
+    return plain or [(named, address) for _, named, address in entries if address]
+
+
+def _scopus_affiliations(text: str) -> list[str]:
+    """Addresses of Scopus's `affiliation` ("A; B")."""
     found = [_clean(a).rstrip(".").strip() for a in re.split(r"[;\n]", text)]
     return list(dict.fromkeys(a for a in found if a))
+
+
+def _line(start: int | None) -> int | None:
+    return start + 1 if start is not None else None
 
 
 def _references(value: str | None, start: int | None) -> list[CitedRef]:
@@ -193,7 +253,7 @@ def _references(value: str | None, start: int | None) -> list[CitedRef]:
         return []
     refs = []
     for offset, line in enumerate(value.split("\n")):
-        raw = _clean(latex_text(line))
+        raw = latex_text(line).strip()
         if raw:
-            refs.append(CitedRef(raw, start + 1 + offset if start is not None else None))
+            refs.append(CitedRef(raw, _line(start) + offset if start is not None else None))
     return refs

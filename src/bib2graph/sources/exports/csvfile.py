@@ -9,7 +9,6 @@ layout over the years.
 from __future__ import annotations
 
 import csv
-import io
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Callable, Iterator
 from ...errors import DataError
 from ...skips import Skips
 from .record import Record
-from .textfile import open_text, undecodable
+from .textfile import raw_lines
 
 # A Scopus `References` cell of a long review runs past the csv module's default 128 KiB cell limit.
 _FIELD_LIMIT = min(sys.maxsize, 2**31 - 1)
@@ -29,6 +28,7 @@ class Row:
     number: int        # 1-based record number (the header is not a record)
     line: int          # physical line where the row starts
     cells: list[str]
+    error: str | None = None   # why the csv module could not split the row
 
 
 class Header:
@@ -64,11 +64,10 @@ def rows(path: Path, name: str) -> Iterator[Header | Row]:
     """The header (the first non-blank row), then every non-blank row after it; undecodable bytes are a
     DataError (FILE_ENCODING) naming the line, a missing file FILE_MISSING."""
     csv.field_size_limit(_FIELD_LIMIT)
-    with open_text(path, name, newline="") as text:
-        yield from _rows(text, name, text.encoding)
+    yield from _rows(raw_lines(path, name), name)
 
 
-def _rows(text: io.TextIOWrapper, name: str, codec: str) -> Iterator[Header | Row]:
+def _rows(text: Iterator[str], name: str) -> Iterator[Header | Row]:
     reader = csv.reader(text)
     header: Header | None = None
     number, consumed = 0, 0
@@ -78,15 +77,13 @@ def _rows(text: io.TextIOWrapper, name: str, codec: str) -> Iterator[Header | Ro
             cells = next(reader)
         except StopIteration:
             return
-        except UnicodeDecodeError as exc:
-            raise undecodable(name, consumed + 1, codec, exc) from None
         except csv.Error as exc:
             consumed = reader.line_num
             if header is None:
                 raise DataError(f"{name}: line {start}: the header is not CSV ({exc})", code="FILE_INVALID",
                                 details={"file": name, "line": start}) from None
             number += 1
-            yield Row(number, start, [f"\0csv error: {exc}"])
+            yield Row(number, start, [], error=str(exc))
             continue
         consumed = reader.line_num
         if not any(c.strip() for c in cells):
@@ -97,13 +94,6 @@ def _rows(text: io.TextIOWrapper, name: str, codec: str) -> Iterator[Header | Ro
             continue
         number += 1
         yield Row(number, start, cells)
-
-
-def broken(row: Row) -> str | None:
-    """The csv module's complaint about a row it could not split, else None."""
-    if len(row.cells) == 1 and row.cells[0].startswith("\0csv error: "):
-        return row.cells[0][len("\0csv error: "):]
-    return None
 
 
 def read_records(path: str | Path, name: str, skips: Skips, what: str, required: tuple[str, ...],
@@ -119,9 +109,10 @@ def read_records(path: str | Path, name: str, skips: Skips, what: str, required:
                                 f"{', '.join(required)})", code="FILE_INVALID", details={"file": name})
             continue
         where = f"record {row.number}, line {row.line}"
-        if (problem := broken(row)) is not None:
-            skips.add(name, where, f"not valid CSV ({problem}); skipped")
+        if row.error is not None:
+            skips.add(name, where, f"not valid CSV ({row.error}); skipped")
             continue
+        assert header is not None
         result = convert(header, row)
         if isinstance(result, str):
             skips.add(name, where, f"{result}; skipped")

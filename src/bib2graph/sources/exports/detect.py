@@ -22,7 +22,7 @@ FORMATS = ("openalex-json", "wos", "wos-tab", "scopus-csv", "lens-csv", "openale
            "csl-json")
 
 SAMPLE_BYTES = 64 * 1024
-_RIS_START = re.compile(r"^TY  - ", re.MULTILINE)
+_RIS_START = re.compile(r"^TY {1,2}- ?\S", re.MULTILINE)
 _BIBTEX_ENTRY = re.compile(r"^\s*@[A-Za-z]+\s*[{(]", re.MULTILINE)
 _OPENALEX_MARKS = re.compile(r'"id"\s*:\s*"https?://openalex\.org/W|"publication_year"\s*:|"authorships"\s*:')
 _CSL_KEYS = {"title", "author", "issued", "container-title", "editor"}
@@ -31,10 +31,10 @@ _CSL_KEYS = {"title", "author", "issued", "container-title", "editor"}
 def detect_format(path: str | Path) -> str | None:
     """One of FORMATS for the file at `path`, or None when it is none of them."""
     path = Path(path)
+    text = _sample(path)
     lowered = path.name.lower()
     if lowered.endswith(files.WORK_SUFFIXES) and not lowered.endswith(".json"):
         return "openalex-json"
-    text = _sample(path)
     if lowered.endswith(".json"):
         return "csl-json" if _is_csl(text) else "openalex-json"
     return _from_text(text)

@@ -26,8 +26,8 @@ Identity (`identity_key`), in order:
 
 `work_keys` lists the keys a corpus work answers to and `ReferenceResolver` matches references to works
 by DOI first and key second; a key shared by two corpus works matches neither, and is counted.
-`merge_doi_identities` gives a reference written without its DOI the identity of the DOI-bearing
-references with the same key, so one cited work does not split into a ``doi:`` and a ``key:`` node.
+`merge_identities` gives a reference written without its DOI (or volume, or page) the identity of the
+fuller references of the same work, so one cited work does not split into a ``doi:`` and a ``key:`` node.
 """
 
 from __future__ import annotations
@@ -66,6 +66,15 @@ _YEAR = re.compile(r"^(1[5-9]\d\d|20\d\d)$")
 _DOI_IN_TEXT = re.compile(r"(?i)\b(10\.\d{3,9}/[^\s\]]+)")
 
 
+STYLES = {"wos": "wos", "wos-tab": "wos", "scopus-csv": "scopus", "scopus-ris": "scopus"}
+
+
+def style_for(format: str) -> str:
+    """The reference style of an `Origin.format`: WoS and Scopus write theirs one way each; RIS, BibTeX
+    and Lens carry whatever the exporting database wrote, so both shapes are tried."""
+    return STYLES.get(format, "generic")
+
+
 def parse_reference(raw: str, style: str) -> ParsedRef | None:
     """`raw` parsed as a WoS CR field ("wos"), a Scopus reference ("scopus") or either ("generic": RIS N1,
     BibTeX), or None when neither an author, a year, a source nor a DOI can be found in it."""
@@ -86,10 +95,12 @@ def parse_reference(raw: str, style: str) -> ParsedRef | None:
 
 def _looks_like_wos(text: str) -> bool:
     """WoS puts the year second, between commas, and tags volume, page and DOI (V12, P34, DOI 10.…)."""
+    if _YEAR_PAREN.search(text):
+        return False
     parts = _split_wos(text)
     if len(parts) > 1 and _YEAR.match(parts[1]) or parts and _YEAR.match(parts[0]):
-        return not re.search(r"\(\d{4}\)", text)
-    return any(re.match(r"(?i)^(v\d+|p[a-z]?\d+|doi )", p) for p in parts[1:])
+        return True
+    return any(_wos_tag(p) in ("volume", "page", "doi") for p in parts[1:])
 
 
 def _split_wos(text: str) -> list[str]:
@@ -162,10 +173,11 @@ _INITIALS = rf"(?:[{_UP}][{_LOW}]?\.?(?:\s?-?\s?[{_UP}][{_LOW}]?\.?){{0,7}})"
 _SURNAME = r"(?:[^\W\d_][\w'’`\-]*)(?:\s+[^\W\d_][\w'’`\-]*){0,3}"
 _AUTHOR = re.compile(rf"^{_SURNAME}\s+{_INITIALS}$")
 _INITIALS_ONLY = re.compile(rf"^{_INITIALS}$")
+_SUFFIX = re.compile(r"(?i)\s+(?:jr|sr|ii|iii|iv)\.?$")   # "MacKerell Jr., A.D."
 _ET_AL = re.compile(r"(?i)^et\s*al\.?$")
-_PAGES = re.compile(r"(?i)^(?:pp?\.\s*([A-Za-z]?\d+\w*)|(\d+)\s*[-–]\s*\d+$)")
+_PAGES = re.compile(r"(?i)^pp?\.\s*([A-Za-z]?\d+\w*)")   # Scopus marks pages; "20-21" is a volume
 _OLD_TAIL = re.compile(r"\.\s,\s")   # old Scopus: "pp. 39-63. , Ch. 3 in, Eds. …" (publisher notes follow)
-_NUMBER = re.compile(r"^([A-Za-z]?\d+[A-Za-z]?)(?:\s*\(([^)]*)\))?\.?$")
+_NUMBER = re.compile(r"^([A-Za-z]?\d+[A-Za-z]?)(?:\s*[-–/]\s*\d+)?(?:\s*\(([^)]*)\))?\.?$")   # 45, 45 (3), 1-2
 
 
 def _parse_scopus(raw: str, text: str) -> ParsedRef:
@@ -184,7 +196,8 @@ def _parse_scopus(raw: str, text: str) -> ParsedRef:
         fields = _scopus_old(text[:years[0].start()], text[years[0].end():])
         year = int(years[0].group(1))
     else:
-        fields, year = _scopus_new(text, dated=False), None
+        fields = _scopus_new(text, dated=False)
+        year = fields.pop("year", None)
     return ParsedRef(raw=raw, year=year, doi=doi, **fields)
 
 
@@ -197,7 +210,8 @@ def _authors(parts: list[str], keep: int) -> tuple[str | None, int]:
         if _ET_AL.match(part):
             i += 1
             continue
-        if i + 1 < len(parts) - keep and _INITIALS_ONLY.match(parts[i + 1]) and re.fullmatch(_SURNAME, part):
+        bare = _SUFFIX.sub("", part)
+        if i + 1 < len(parts) - keep and _INITIALS_ONLY.match(parts[i + 1]) and re.fullmatch(_SURNAME, bare):
             name, i = f"{part}, {parts[i + 1]}", i + 2
         elif _AUTHOR.match(part):
             name, i = part, i + 1
@@ -207,26 +221,29 @@ def _authors(parts: list[str], keep: int) -> tuple[str | None, int]:
     return first, i
 
 
-def _tail_numbers(parts: list[str]) -> tuple[list[str], str | None, str | None]:
-    """Pops pages ("pp. 425-455", "p. 1549") and volume/issue numbers from the end of a new-style body."""
-    page = volume = None
+def _tail_numbers(parts: list[str], dated: bool) -> tuple[list[str], str | None, str | None, int | None]:
+    """Pops pages ("pp. 425-455", "p. 1549") and volume/issue numbers from the end of a new-style body;
+    without a "(2000)" a bare year among them ("Nanotechnology, 23, 2012, pp. 1-8") is the year."""
+    page = volume = year = None
     if parts and (m := _PAGES.match(parts[-1])):
-        page, parts = m.group(1) or m.group(2), parts[:-1]
+        page, parts = m.group(1), parts[:-1]
     numbers = []
-    while parts and _NUMBER.match(parts[-1]) and len(numbers) < 2:
+    while parts and _NUMBER.match(parts[-1]) and len(numbers) < 3:
         numbers.insert(0, parts[-1])
         parts = parts[:-1]
+    if not dated and numbers and re.fullmatch(r"1[89]\d\d|20\d\d", numbers[-1]):
+        year = int(numbers.pop())
     if numbers:
         volume = _NUMBER.match(numbers[0]).group(1)
-    return parts, volume, page
+    return parts, volume, page, year
 
 
 def _scopus_new(body: str, dated: bool) -> dict:
     """Authors, title, source, volume, issue, pages; the source is the last part before the numbers,
     and a lone part is a source only when a year, volume or page shows this is a reference at all."""
     parts = [p.strip() for p in body.split(", ") if p.strip()]
-    parts, volume, page = _tail_numbers(parts)
-    anchored = volume is not None or page is not None
+    parts, volume, page, year = _tail_numbers(parts, dated)
+    anchored = volume is not None or page is not None or year is not None
     author, n = _authors(parts, keep=1 if anchored and len(parts) > 1 else 0)
     rest = parts[n:]
     title = source = None
@@ -236,7 +253,8 @@ def _scopus_new(body: str, dated: bool) -> dict:
         title = rest[0]
     elif rest:
         title, source = ", ".join(rest[:-1]), rest[-1]
-    return {"first_author": author, "title": title, "source": source, "volume": volume, "page": page}
+    fields = {"first_author": author, "title": title, "source": source, "volume": volume, "page": page}
+    return fields | ({"year": year} if year else {})
 
 
 def _scopus_old(left: str, right: str) -> dict:
@@ -244,11 +262,14 @@ def _scopus_old(left: str, right: str) -> dict:
     author, n = _authors(parts, keep=0)
     title = ", ".join(parts[n:]) or None
     source = volume = page = None
+    if title and (right.lstrip().startswith(",") or not right.strip()):
+        # a book: "Coey, J.M.D., Magnetism and Magnetic Materials (2010), Cambridge University Press"
+        return {"first_author": author, "title": title, "source": title, "volume": None, "page": None}
     for part in (p.strip() for p in right.strip().split(",")):
         if not part:
             continue
         if m := _PAGES.match(part):
-            page = page or m.group(1) or m.group(2)
+            page = page or m.group(1)
             break
         if (m := _NUMBER.match(part)) and source:
             volume = volume or m.group(1)
@@ -280,8 +301,10 @@ def author_key(name: str | None) -> str | None:
     if _ANONYMOUS.match(name.strip("*[] ")) or _ANONYMOUS.match(name):
         return ANONYMOUS
     name = name.strip().lstrip("*")
+    name = _SUFFIX.sub("", name)
     if "," in name:
         surname, given = name.split(",", 1)
+        surname = _SUFFIX.sub("", surname.strip())
     else:
         tokens = name.split()
         cut = len(tokens)
@@ -366,17 +389,28 @@ class SourceFolding:
         return self.mapping.get(normalize_raw(name), name)
 
 
-def merge_doi_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = None) -> dict[str, str]:
-    """``key:…`` identity → ``doi:…`` identity, for each key that the DOI-bearing references answer to
-    (as `work_keys` lists them: volume or page may be missing from the DOI-less one) with exactly one
-    DOI: the same work cited once with its DOI and once without becomes one node. A key seen with two
-    DOIs maps to neither."""
+def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = None) -> dict[str, str]:
+    """``key:…`` identity → the fuller identity of the same cited work, so that one work cited with and
+    without its DOI, volume or page is one node. The fuller references are those with a DOI, else those
+    with volume and page; each answers to its keys as `work_keys` lists them (volume or page left out).
+    A key maps to the one DOI the DOI-bearing references answering it carry, else to the one
+    volume-and-page key the others answering it have; a key with two candidates maps to neither."""
     dois: dict[str, set[str]] = defaultdict(set)
+    fuller: dict[str, set[str]] = defaultdict(set)
     for ref in refs:
-        if ref.doi:
-            for key in work_keys(ref.first_author, ref.year, ref.source, None, ref.volume, ref.page, None, fold):
-                dois[key].add(ref.doi)
-    return {key: f"doi:{next(iter(found))}" for key, found in sorted(dois.items()) if len(found) == 1}
+        own = identity_key(replace(ref, doi=None), fold)
+        if not (ref.doi or (_number(ref.volume) and _number(ref.page) and own.startswith("key:"))):
+            continue
+        for key in work_keys(ref.first_author, ref.year, ref.source, None, ref.volume, ref.page, None, fold):
+            if ref.doi:
+                dois[key].add(f"doi:{ref.doi}")
+            elif key != own:
+                fuller[key].add(own)
+    merged = {key: next(iter(found)) for key, found in dois.items() if len(found) == 1}
+    merged.update((key, next(iter(found))) for key, found in fuller.items()
+                  if len(found) == 1 and key not in dois)
+    # a key may map to a volume-and-page key that itself maps to a DOI (their sources spelled apart)
+    return {key: merged.get(merged[key], merged[key]) for key in sorted(merged)}
 
 
 # --------------------------------------------------------------------------------------------- matching

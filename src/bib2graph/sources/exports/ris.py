@@ -22,9 +22,10 @@ from ...errors import DataError
 from ...ids import normalize_doi
 from ...skips import Skips
 from . import textfile
+from .languages import language_code
 from .record import Author, CitedRef, Origin, Record
 from .scopus_refs import split_references
-from .vocab import language_code, work_type
+from .vocab import work_type
 
 Line = tuple[int, str]
 
@@ -124,7 +125,7 @@ def _record(f: dict[str, Any], block: list[Line], origin: Origin) -> Record:
         origin=origin, ids=_ids(f), doi=_doi(f),
         title=_first(f, "title", "primary_title"),
         year=year, publication_date=date,
-        type=work_type(_text(f.get("type_of_reference"))),
+        type=_type(f, origin.format == "scopus-ris"),
         language=language_code(_text(f.get("language"))),
         venue=venue, venue_abbrev=abbrev if abbrev != venue else None,
         volume=_first(f, "volume"), issue=_first(f, "number"),
@@ -197,6 +198,12 @@ def _year_and_date(f: dict[str, Any]) -> tuple[int | None, str | None]:
         if match:
             return int(match.group(1)), date
     return None, date
+
+
+def _type(f: dict[str, Any], scopus: bool) -> str | None:
+    """Scopus RIS writes its document type ("Review", "Conference Paper") in `M3`; `TY` says only JOUR."""
+    found = work_type(_text(f.get("type_of_work"))) if scopus else None
+    return found if found not in (None, "other") else work_type(_text(f.get("type_of_reference")))
 
 
 def _pages(f: dict[str, Any], scopus: bool) -> tuple[str | None, str | None]:

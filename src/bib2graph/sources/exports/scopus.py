@@ -19,14 +19,16 @@ import html
 import re
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import parse_qs, urlparse
 
 from ...ids import normalize_doi
 from ...skips import Skips
 from .affiliation import institution
 from .csvfile import Header, Row, integer, read_records, split
+from .languages import language_code
 from .record import Author, CitedRef, Institution, Origin, Record
 from .scopus_refs import split_references
-from .vocab import language_code, marks_retracted, work_type
+from .vocab import marks_retracted, work_type
 
 _NO_AUTHOR = "[no author name available]"
 _NO_ABSTRACT = "[no abstract available]"
@@ -67,7 +69,7 @@ def _from_cells(h: Header, cells: list[str], origin: Origin) -> Record:
     abstract = get("Abstract")
     record = Record(
         origin=origin,
-        ids={k: v for k, v in (("scopus", get("EID")), ("pmid", get("PubMed ID"))) if v},
+        ids={k: v for k, v in (("scopus", get("EID") or _link_eid(get("Link"))), ("pmid", get("PubMed ID"))) if v},
         doi=normalize_doi(get("DOI")),
         title=get("Title"),
         year=integer(get("Year")),
@@ -88,6 +90,12 @@ def _from_cells(h: Header, cells: list[str], origin: Origin) -> Record:
     )
     record.authors, record.institutions = _authors(h, cells)
     return record
+
+
+def _link_eid(link: str | None) -> str | None:
+    """The EID in a record's Scopus link (…record.uri?eid=2-s2.0-…&…), for exports without "EID"."""
+    found = parse_qs(urlparse(link).query).get("eid") if link else None
+    return found[0] if found else None
 
 
 def _cited_by(h: Header, cells: list[str]) -> int | None:
@@ -155,8 +163,9 @@ def _affiliations(names: list[str], cell: str | None, listed: str | None) -> dic
     entries = split(cell, ";")
     known = sorted(set(split(listed, ";")), key=len, reverse=True)
     out: dict[int, list[str]] = {}
+    forms = _name_forms(names)
     for position, entry in enumerate(entries):
-        index, rest = _entry_author(names, entry, position, len(entries) == len(names))
+        index, rest = _entry_author(forms, entry, position, len(entries) == len(names))
         for address in _split_addresses(rest, known):
             out.setdefault(index, [])
             if address not in out[index]:
@@ -164,13 +173,24 @@ def _affiliations(names: list[str], cell: str | None, listed: str | None) -> dic
     return out
 
 
-def _entry_author(names: list[str], entry: str, position: int, aligned: bool) -> tuple[int, str]:
-    """(author index, affiliation text) of one "Name, affiliation" entry: the name is matched against
-    the byline in its new ("Gong B.") and old ("Gong, B.") forms, else taken by position."""
-    for index, name in sorted(enumerate(names), key=lambda x: x[0] != position):
-        for form in (name, _old_form(name)):
-            if form and (entry == form or entry.startswith(form + ",")):
-                return index, entry[len(form) + 1:].strip()
+def _name_forms(names: list[str]) -> dict[str, list[int]]:
+    """Byline names in their new ("Gong B.") and old ("Gong, B.") forms -> author indexes."""
+    forms: dict[str, list[int]] = {}
+    for index, name in enumerate(names):
+        for form in dict.fromkeys((name, _old_form(name))):
+            if form:
+                forms.setdefault(form, []).append(index)
+    return forms
+
+
+def _entry_author(forms: dict[str, list[int]], entry: str, position: int, aligned: bool) -> tuple[int, str]:
+    """(author index, affiliation text) of one "Name, affiliation" entry: its first one or two comma
+    parts matched against the byline's names (the author at the entry's position first, as namesakes
+    are common), else the author at its position when entries and authors pair up."""
+    parts = entry.split(",", 2)
+    for form in (",".join(parts[:2]), parts[0]) if len(parts) > 1 else (parts[0],):
+        if indexes := forms.get(form.strip()):
+            return (position if position in indexes else indexes[0]), entry[len(form) + 1:].strip()
     if not aligned:
         return -1, _drop_name(entry)
     return position, _drop_name(entry)

@@ -1,26 +1,21 @@
-"""Export files as text streams: the encoding from the byte-order mark (UTF-8, UTF-16, UTF-32; UTF-8
-without one), read a line at a time, undecodable bytes a DataError naming the line.
+"""Export files as text lines: the encoding from the byte-order mark (UTF-8, UTF-16, UTF-32; UTF-8
+without one), read a line at a time, undecodable bytes a DataError naming the line they are on.
 
-RIS from IEEE Xplore mixes CRLF, LF and lone CR line ends, so lines end as universal newlines say;
-CSV rows are read with newline="" as the csv module wants.
+UTF-8 files are decoded one line at a time (so the line of a bad byte is exact and a huge export is
+never held whole); UTF-16/32 ones, rare for these exports, are decoded whole as `textio` does.
 """
 
 from __future__ import annotations
 
-import io
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Iterator
 
 from ... import textio
 from ...errors import DataError
 
-
-@contextmanager
-def open_text(path: Path, name: str, newline: str | None = None) -> Iterator[io.TextIOWrapper]:
-    """`path` as text in the encoding its BOM names; a missing or unreadable file is a DataError."""
+def _open(path: Path, name: str) -> BinaryIO:
     try:
-        raw = Path(path).open("rb")
+        return Path(path).open("rb")
     except FileNotFoundError:
         raise DataError(f"{name} does not exist", code="FILE_MISSING", details={"file": name}) from None
     except IsADirectoryError:
@@ -28,23 +23,44 @@ def open_text(path: Path, name: str, newline: str | None = None) -> Iterator[io.
     except OSError as exc:
         raise DataError(f"{name} cannot be read ({exc.strerror or exc})", code="FILE_UNREADABLE",
                         details={"file": name}) from None
-    with raw:
-        codec, bom = textio.detect(raw.read(4))
-        raw.seek(bom)
-        yield io.TextIOWrapper(raw, encoding=codec, newline=newline)
 
 
-def undecodable(name: str, line: int, codec: str, exc: UnicodeDecodeError) -> DataError:
-    return DataError(f"{name}: line {line} is not valid {codec.upper()} ({exc.reason}); save the file as UTF-8",
-                     code="FILE_ENCODING", details={"file": name, "line": line, "encoding": codec})
+def raw_lines(path: Path, name: str) -> Iterator[str]:
+    """The lines of the file with their line ends ("\\n"-terminated; a "\\r" stays inside its line), as
+    the csv module wants them."""
+    with _open(path, name) as stream:
+        first = stream.readline()
+        codec, bom = textio.detect(first)
+        if codec != "utf-8":
+            *whole, last = textio.decode(first + stream.read(), name).split("\n")
+            yield from (line + "\n" for line in whole)
+            if last:
+                yield last
+            return
+        offset = bom
+        for number, data in _numbered(first[bom:], stream):
+            try:
+                yield data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _undecodable(name, number, offset + exc.start, exc.reason) from None
+            offset += len(data)
+
+
+def _numbered(first: bytes, stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    yield 1, first
+    for number, data in enumerate(stream, 2):
+        yield number, data
 
 
 def lines(path: Path, name: str) -> Iterator[str]:
-    """The lines of a text file without their line ends (universal newlines), streamed."""
-    with open_text(path, name) as text:
-        number = 0
-        try:
-            for number, line in enumerate(text, 1):  # noqa: B007 (number names the failing line)
-                yield line.rstrip("\n")
-        except UnicodeDecodeError as exc:
-            raise undecodable(name, number + 1, text.encoding, exc) from None
+    """The lines of the file without their ends, ending as universal newlines say: IEEE Xplore's RIS
+    mixes CRLF, LF and lone CR."""
+    for line in raw_lines(path, name):
+        line = line[:-1] if line.endswith("\n") else line
+        yield from (line[:-1] if line.endswith("\r") else line).split("\r")
+
+
+def _undecodable(name: str, line: int, offset: int, reason: str) -> DataError:
+    return DataError(f"{name}: line {line} (byte {offset}) is not valid UTF-8 ({reason}); save the file as UTF-8",
+                     code="FILE_ENCODING", details={"file": name, "line": line, "byte": offset,
+                                                    "encoding": "utf-8"})

@@ -22,13 +22,10 @@ import csv
 import io
 import re
 import unicodedata
-from datetime import date
 from contextlib import contextmanager
-from functools import cache
+from datetime import date
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator
-
-import pycountry
 
 from ... import textio
 from ...errors import DataError
@@ -36,20 +33,19 @@ from ...ids import normalize_doi
 from ...skips import Skips
 from .countries import country_code
 from .record import Author, CitedRef, Institution, Origin, Record
+from .languages import language_code
+from .vocab import work_type
 
 OnRecord = Callable[[int], None]
 
 # Fields whose plain-text lines are separate items; in the tab export they are joined with "; ".
 LIST_TAGS = frozenset({"AU", "AF", "BA", "BF", "BE", "CA", "GP", "C1", "CR"})
-_TAG_LINE = re.compile(r"^([A-Z][A-Z0-9])(?: (.*))?$")
+_TAG = re.compile(r"[A-Z][A-Z0-9]")
 _UT = re.compile(r"^(?:(WOS|ISI):)?(\d+)$", re.IGNORECASE)
 _MONTHS = {m: i for i, m in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", "JUN",
                                        "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"), 1)}
 _DAY_DATE = re.compile(r"^([A-Z]{3})\s+(\d{1,2})(?:\s+\d{4})?$", re.IGNORECASE)
-_TYPES = {"article": "article", "review": "review", "proceedings paper": "article",
-          "editorial material": "editorial", "letter": "letter", "book chapter": "book-chapter",
-          "book": "book", "correction": "erratum", "correction, addition": "erratum",
-          "retraction": "retraction", "data paper": "article"}
+_ORCID = re.compile(r"\d{4}-\d{4}-\d{4}-\d{3}[\dX]")
 _RETRACTED_TITLE = re.compile(r"^\s*retracted\s*:|\(retracted article\b", re.IGNORECASE)
 
 
@@ -58,15 +54,16 @@ def read_wos(path: Path, name: str, skips: Skips, on_record: OnRecord | None = N
     the number of records read so far after each one (for a progress bar)."""
     count = seen = 0
     with _opened(path, name) as stream:
-        for number, start, fields, end in _blocks(textio.lines(stream, name), name, skips):
+        for block in _blocks(textio.lines(stream, name), name, skips):
             seen += 1
-            if end is None:
-                skips.add(name, f"record {number}, line {start}", "cut off: no ER line ends it")
+            origin = Origin(name, block.number, block.start, "wos")
+            if not block.ended:
+                skips.add(name, origin.where(), "cut off: no ER line ends it")
                 continue
-            origin = Origin(name, number, start, "wos")
-            cited = [CitedRef(raw, line) for raw, line in fields.get("CR", ()) if raw]
-            text = {tag: " ".join(v for v, _ in values if v) for tag, values in fields.items()}
-            items = {tag: [v for v, _ in values if v] for tag, values in fields.items() if tag in LIST_TAGS}
+            fields = block.fields
+            cited = [CitedRef(raw, line) for raw, line in zip(fields.get("CR", ()), block.cr_lines)]
+            text = {tag: " ".join(values) for tag, values in fields.items() if tag not in LIST_TAGS}
+            items = {tag: values for tag, values in fields.items() if tag in LIST_TAGS}
             record = _record(origin, text, items, cited, name, skips)
             if record is not None:
                 count += 1
@@ -128,46 +125,68 @@ def _opened(path: Path, name: str) -> Iterator[BinaryIO]:
         yield stream
 
 
-Fields = dict[str, list[tuple[str, int]]]
+class _Block:
+    """One PT…ER block: tag → its lines (first and continuation), and the line number of each CR line."""
+
+    __slots__ = ("number", "start", "fields", "cr_lines", "ended")
+
+    def __init__(self, number: int, start: int) -> None:
+        self.number, self.start, self.ended = number, start, False
+        self.fields: dict[str, list[str]] = {}
+        self.cr_lines: list[int] = []
 
 
-def _blocks(lines: Iterable[str], name: str,
-            skips: Skips) -> Iterator[tuple[int, int, Fields, int | None]]:
-    """(record number, PT line, tag → [(line text, line number)], ER line or None when cut off) for
-    every PT…ER block. Header (FN, VR) and end (EF) lines are passed over; text outside a record is
-    reported."""
-    fields: Fields | None = None
-    number = start = 0
-    tag = None
+def _blocks(lines: Iterable[str], name: str, skips: Skips) -> Iterator[_Block]:
+    """Every PT…ER block, `ended` False when the file stops or a new PT comes before its ER. Header
+    (FN, VR) and end (EF) lines are passed over; other text outside a record is reported."""
+    block: _Block | None = None
+    values: list[str] | None = None    # the lines of the field being read
+    is_cr = False
+    number = 0
     for lineno, line in enumerate(lines, 1):
-        if not line.strip():
+        if line[:1] in (" ", "\t"):
+            value = line.strip()
+            if value and values is not None:
+                values.append(value)
+                if is_cr:
+                    block.cr_lines.append(lineno)
             continue
-        if line[0] in " \t":
-            if fields is not None and tag is not None:
-                fields[tag].append((line.strip(), lineno))
+        line = line.rstrip().lstrip("\ufeff")   # a BOM: exports concatenated with `cat`
+        if not line:
             continue
-        match = _TAG_LINE.match(line.rstrip())
-        if match is None:
+        tag = line[:2]
+        if line[2:3] not in ("", " ") or not _TAG.fullmatch(tag):
+            if not number:   # before any record: this is no plain-text export (a tab-delimited one?)
+                raise DataError(f"{name}: line {lineno} is not a Web of Science field (a two-letter tag and "
+                                "a space); not a WoS plain-text export", code="FILE_INVALID",
+                                details={"file": name, "line": lineno})
             skips.add(name, f"line {lineno}", "neither a field tag nor a continuation line; ignored")
             continue
-        tag, value = match.group(1), (match.group(2) or "").strip()
         if tag == "PT":
-            if fields is not None:
-                yield number, start, fields, None
-            number, start, fields = number + 1, lineno, {}
+            if block is not None:
+                yield block
+            number += 1
+            block = _Block(number, lineno)
         elif tag == "ER":
-            if fields is not None:
-                yield number, start, fields, lineno
-            fields = tag = None
+            if block is not None:
+                block.ended = True
+                yield block
+            block = values = None
             continue
-        elif fields is None:
+        elif block is None:
             if tag not in ("FN", "VR", "EF"):
                 skips.add(name, f"line {lineno}", f"field {tag} outside a PT…ER record; ignored")
-            tag = None
+            values = None
             continue
-        fields.setdefault(tag, []).append((value, lineno))
-    if fields is not None:
-        yield number, start, fields, None
+        values = block.fields.setdefault(tag, [])
+        is_cr = tag == "CR"
+        value = line[3:].strip()
+        if value:
+            values.append(value)
+            if is_cr:
+                block.cr_lines.append(lineno)
+    if block is not None:
+        yield block
 
 
 def _split_list(tag: str, cell: str) -> list[str]:
@@ -195,12 +214,13 @@ def _record(origin: Origin, text: dict[str, str], items: dict[str, list[str]], c
         return None
     ids = {"wos": ut}
     pmid = (text.get("PM") or "").strip()
-    if pmid.isdigit():
+    if pmid.isascii() and pmid.isdigit():
         ids["pmid"] = pmid
-    year = _int(text.get("PY"))
+    year = _int(text.get("PY")) or _int(text.get("EY"))   # EY: the year of an early-access record
     title = text.get("TI") or None
     doc_type = text.get("DT") or ""
-    institutions, links = _affiliations(items.get("C1", []), items.get("AU", []), items.get("AF", []))
+    names = _Names(items.get("AU", []), items.get("AF", []))
+    institutions, links = _affiliations(items.get("C1", []), names)
     return Record(
         origin=origin, ids=ids, doi=normalize_doi(text.get("DI")), title=title, year=year,
         publication_date=_full_date(text.get("PD"), year), type=_work_type(doc_type),
@@ -210,7 +230,7 @@ def _record(origin: Origin, text: dict[str, str], items: dict[str, list[str]], c
         last_page=text.get("EP") or None,
         cited_by_count=_int(text.get("Z9")) if text.get("Z9") else _int(text.get("TC")),
         abstract=text.get("AB") or None, is_retracted=_retracted(title, doc_type),
-        authors=_authors(items.get("AU", []), items.get("AF", []), text.get("OI"), text.get("RI"), links),
+        authors=_authors(names, text.get("OI"), text.get("RI"), links),
         institutions=institutions, author_keywords=_keywords(text.get("DE")),
         index_keywords=_keywords(text.get("ID")), references=cited)
 
@@ -227,7 +247,7 @@ def _wos_id(value: str | None) -> str | None:
 
 def _int(value: str | None) -> int | None:
     value = (value or "").strip()
-    return int(value) if value.isdigit() else None
+    return int(value) if value.isascii() and value.isdigit() else None
 
 
 def _full_date(pd: str | None, year: int | None) -> str | None:
@@ -242,11 +262,8 @@ def _full_date(pd: str | None, year: int | None) -> str | None:
 
 
 def _work_type(doc_type: str) -> str | None:
-    """OpenAlex's type for a WoS document type; "Article; Proceedings Paper" types by its first part."""
-    parts = [p.strip().casefold() for p in doc_type.split(";") if p.strip()]
-    if not parts:
-        return None
-    return _TYPES.get(parts[0], "other")
+    """OpenAlex's type for a WoS document type; "Article; Proceedings Paper" is typed by its first part."""
+    return work_type(doc_type.split(";")[0])
 
 
 def _retracted(title: str | None, doc_type: str) -> bool:
@@ -256,59 +273,69 @@ def _retracted(title: str | None, doc_type: str) -> bool:
     return "retracted publication" in types or bool(title and _RETRACTED_TITLE.search(title))
 
 
-@cache
-def language_code(name: str | None) -> str | None:
-    """ISO 639-1 for the first language named ("English" → "en"); None for "Multi-Language" and the like."""
-    first = (name or "").split(";")[0].strip()
-    if not first:
-        return None
-    try:
-        return getattr(pycountry.languages.lookup(first), "alpha_2", None)
-    except LookupError:
-        return None
-
-
 def _keywords(value: str | None) -> list[str]:
     return [k.strip() for k in (value or "").split(";") if k.strip()]
 
 
 def name_key(name: str) -> str:
     """A person's name without case, accents, spaces and punctuation: "Owen-Smith, Jason" → "owensmith,jason"."""
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").casefold()
-    surname, _, given = plain.partition(",")
-    return re.sub(r"[^a-z]", "", surname) + "," + re.sub(r"[^a-z]", "", given)
+    surname, _, given = _ascii(name).casefold().partition(",")
+    return _NOT_LETTER.sub("", surname) + "," + _NOT_LETTER.sub("", given)
 
 
 def initials_key(name: str) -> str:
     """Surname and initials, the form AU gives: "Uluagac, A. Selcuk" and "Uluagac, AS" → "uluagac,as"."""
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    surname, _, given = plain.partition(",")
-    letters = []
-    for token in re.split(r"[\s.\-]+", given.strip()):
-        if not token:
-            continue
-        if token.isupper() and len(token) <= 4:   # "WW", "AS": initials run together
-            letters.append(token)
-        else:
-            letters.append(token[0])
-    return re.sub(r"[^a-z]", "", surname.casefold()) + "," + "".join(letters).casefold()
+    surname, _, given = _ascii(name).partition(",")
+    letters = [token if token.isupper() and len(token) <= 4 else token[0]   # "WW", "AS": initials run together
+               for token in _GIVEN_PARTS.split(given.strip()) if token]
+    return _NOT_LETTER.sub("", surname.casefold()) + "," + "".join(letters).casefold()
+
+
+_NOT_LETTER = re.compile(r"[^a-z]")
+_GIVEN_PARTS = re.compile(r"[\s.\-]+")
+
+
+def _ascii(name: str) -> str:
+    if name.isascii():
+        return name
+    return unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
 
 
 class _Names:
-    """Finds authors by a name as C1 brackets, OI and RI write it: full name first, then initials."""
+    """Finds authors by a name as C1 brackets, OI and RI write it: as AF or AU write it, else by full
+    name, initials or first initial. Keys are made only when a name is not found as written: most
+    records need none."""
 
     def __init__(self, short: list[str], full: list[str]) -> None:
-        self.keys: tuple[dict[str, set[int]], ...] = ({}, {}, {})
-        for index in range(max(len(short), len(full))):
-            for form in (full[index] if index < len(full) else None, short[index] if index < len(short) else None):
-                for keys, key in zip(self.keys, _name_keys(form or "")):
-                    keys.setdefault(key, set()).add(index)
+        self.short, self.full = short, full
+        self._as_written: dict[str, list[int]] | None = None
+        self._keys: tuple[dict[str, set[int]], ...] | None = None
 
     def find(self, name: str) -> list[int]:
-        """The authors `name` names: by full name, else by initials, else by first initial when that
-        leaves one author ("Coleman, David" in OI is "Coleman, David J." in AF)."""
-        exact, initials, first = (keys.get(key, set()) for keys, key in zip(self.keys, _name_keys(name)))
+        """The authors `name` names; by first initial only when that leaves one author ("Coleman,
+        David" in OI is "Coleman, David J." in AF)."""
+        if self._as_written is None:
+            self._as_written = {}
+            for index, form in self._forms():
+                found = self._as_written.setdefault(form, [])
+                if index not in found:
+                    found.append(index)
+        if name in self._as_written:
+            return self._as_written[name]
+        if self._keys is None:
+            self._keys = ({}, {}, {})
+            for index, form in self._forms():
+                for keys, key in zip(self._keys, _name_keys(form)):
+                    keys.setdefault(key, set()).add(index)
+        exact, initials, first = (keys.get(key, set()) for keys, key in zip(self._keys, _name_keys(name)))
         return sorted(exact or initials or (first if len(first) == 1 else ()))
+
+    def _forms(self) -> Iterator[tuple[int, str]]:
+        """(author index, name) for every AF then AU name, full names first."""
+        for names in (self.full, self.short):
+            for index, form in enumerate(names):
+                if form.strip():
+                    yield index, form
 
 
 def _name_keys(name: str) -> tuple[str, str, str]:
@@ -318,15 +345,13 @@ def _name_keys(name: str) -> tuple[str, str, str]:
     return name_key(name), initials, initials[:initials.index(",") + 2]
 
 
-def _affiliations(lines: list[str], short: list[str],
-                  full: list[str]) -> tuple[list[Institution], dict[int, list[int]]]:
+def _affiliations(lines: list[str], names: _Names) -> tuple[list[Institution], dict[int, list[int]]]:
     """Institutions of the C1 addresses, and author index → institution indexes."""
     institutions: list[Institution] = []
     by_address: dict[str, int] = {}
     links: dict[int, list[int]] = {}
-    names = _Names(short, full)
     bracketed = any(line.startswith("[") for line in lines)
-    n_authors = max(len(short), len(full))
+    n_authors = max(len(names.short), len(names.full))
     for line in lines:
         authors, address = _split_address(line)
         address = address.rstrip(". ").strip()
@@ -357,18 +382,20 @@ def _split_address(line: str) -> tuple[list[str] | None, str]:
     return [n.strip() for n in line[1:close].split(";") if n.strip()], line[close + 1:].strip()
 
 
-def _authors(short: list[str], full: list[str], orcids: str | None, researcher_ids: str | None,
+def _authors(names: _Names, orcids: str | None, researcher_ids: str | None,
              links: dict[int, list[int]]) -> list[Author]:
     """Authors in byline order: AU and AF pair up by position; OI and RI IDs go to the author whose
     name they carry, when exactly one does."""
-    names = _Names(short, full)
+    short, full = names.short, names.full
     ids: dict[int, list[tuple[str, str]]] = {}
     for scheme, value in (("orcid", orcids), ("researcherid", researcher_ids)):
         for entry in (value or "").split(";"):
-            person, _, identifier = entry.rpartition("/")
-            found = names.find(person) if person.strip() and identifier.strip() else []
-            if len(found) == 1 and (scheme, identifier.strip()) not in ids.get(found[0], []):
-                ids.setdefault(found[0], []).append((scheme, identifier.strip()))
+            person, _, identifier = (part.strip() for part in entry.rpartition("/"))
+            if not person or not identifier or scheme == "orcid" and not _ORCID.fullmatch(identifier):
+                continue
+            found = names.find(person)
+            if len(found) == 1 and (scheme, identifier) not in ids.get(found[0], []):
+                ids.setdefault(found[0], []).append((scheme, identifier))
     authors = []
     for index in range(max(len(short), len(full))):
         name = short[index] if index < len(short) else full[index]
