@@ -19,7 +19,7 @@ from ...errors import DataError
 from ...ids import normalize_doi, short_id
 from ...skips import Skips
 from .record import Author, Origin, Record
-from .vocab import language_code
+from .languages import language_code
 
 _WS = re.compile(r"[ \t\n\r]*")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d|21\d\d)\b")
@@ -172,9 +172,9 @@ def _author(value: Any) -> Author | None:
 
 
 def _language(value: str | None) -> str | None:
-    """CSL writes languages as BCP 47 tags: ``en-US`` is ``en``; a name ("English") is looked up."""
-    tag = re.fullmatch(r"([A-Za-z]{2})(?:[-_]\w+)*", value or "")
-    return tag.group(1).lower() if tag else language_code(value)
+    """CSL writes languages as BCP 47 tags: ``en-US`` is ``en``; a name ("English") is looked up too."""
+    tag = re.fullmatch(r"([A-Za-z]{2,3})(?:[-_]\w+)+", value or "")
+    return language_code(tag.group(1) if tag else value)
 
 
 def _keywords(value: Any) -> list[str]:
