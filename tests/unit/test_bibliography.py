@@ -76,7 +76,8 @@ def _hostile_works() -> list[dict]:
               "Ünïcödé Œuvre – 中文 ‘quoted’ “twice” ᴀ", "line one\nline two\r\n\tline three",
               "dashes -- and --- and ``quotes'' and ?` !`", "ER  - not an end\nTY  - JOUR", "@article{x, title={y}}"]
     people = ["Jason Owen-Smith", "Owen-Smith, J", "Jan van der Berg", "Martin Luther King Jr.", "Madonna",
-              "José Ñúñez-García", "O'Brien, Seán", "李 小龍"]
+              "José Ñúñez-García", "O'Brien, Seán", "李 小龍", "Research and Development Group", "King, Jr., Martin",
+              "Smith, John and Sons"]
     works = []
     for n, title in enumerate(titles, 1):
         works.append({"id": f"https://openalex.org/W90{n}", "title": title, "publication_year": 1990 + n,
