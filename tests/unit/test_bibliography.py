@@ -19,6 +19,7 @@ from bib2graph.sources.exports.bibtex import read_bibtex
 from bib2graph.sources.exports.csl_json import read_csl_json
 from bib2graph.sources.exports.ris import read_ris
 from bib2graph.sources.files import read_work_objects
+from bib2graph.sources.ingest import ingest
 from bib2graph.sources.records import bundle_from_works
 
 DONNERS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "synergy" / "Donners_2021" / "works_1.zip"
@@ -69,6 +70,16 @@ def test_real_corpus_round_trips_through_all_three_formats(donners, tmp_path):
     _round_trip(donners, tmp_path)
 
 
+def test_a_bibliography_read_as_a_source_gives_back_the_corpus(donners, tmp_path):
+    """Through the source reader (format detected, records merged into works) too."""
+    write_bibliography(entries(donners), [tmp_path / f"corpus{suffix}" for suffix in READERS])
+    want = donners.works.set_index("work_id")
+    for suffix in READERS:
+        works = ingest([tmp_path / f"corpus{suffix}"], [f"corpus{suffix}"]).bundle.works.set_index("work_id")
+        assert list(works.index) == list(want.index), suffix
+        assert works["doi"].equals(want["doi"]) and works["year"].equals(want["year"]), suffix
+
+
 def _hostile_works() -> list[dict]:
     many = [{"author": {"id": f"https://openalex.org/A{n}", "display_name": f"Given{n} Family{n}"}}
             for n in range(1, 401)]
@@ -113,14 +124,17 @@ def test_keys_are_reversible_and_files_deterministic(donners, tmp_path):
 
 
 def test_non_openalex_ids_round_trip(tmp_path):
-    """IDs of works read from WoS or Scopus exports travel too (BibTeX: `unique-id`, as WoS writes it)."""
-    items = [Entry(work_id="WOS:000123456700001", title="A", year=2001, authors=("Ann Lee",)),
-             Entry(work_id="2-s2.0-85181234567", title="B", year=2002, authors=("Lee, A",))]
+    """IDs of works read from WoS, Scopus or Lens exports, or derived by bib2graph, travel too, so that a
+    bibliography read back as a source gives each work the ID it had."""
+    ids = ["WOS:000123456700001", "2-s2.0-85181234567", "020-146-482-991-04X", "REC:0A1B2C3D4E5F", "W77"]
+    items = [Entry(work_id=wid, title=f"Work number {n} on networks", year=2000 + n, authors=("Ann Lee",))
+             for n, wid in enumerate(ids)]
     for suffix, reader in READERS.items():
         path = tmp_path / f"b{suffix}"
         write_bibliography(items, [path])
         records = list(reader(path, path.name, Skips(strict=True)))
-        assert [e.work_id in r.ids.values() for e, r in zip(items, records)] == [True, True], (suffix, records)
+        assert [wid in r.ids.values() for wid, r in zip(ids, records)] == [True] * len(ids), (suffix, records)
+        assert sorted(ingest([path], [path.name]).bundle.works["work_id"]) == sorted(ids), suffix
 
 
 def test_network_bibliography_follows_reading_order_and_tags_clusters(donners):

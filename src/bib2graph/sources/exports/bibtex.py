@@ -30,6 +30,7 @@ from .languages import language_code
 from .record import Author, CitedRef, Institution, Origin, Record
 from .scopus_refs import split_references
 from .vocab import marks_retracted, work_type
+from .work_ids import own_ids
 
 _WORK_ID = re.compile(r"^W\d+$")
 _YEAR = re.compile(r"\b(\d{4})\b")
@@ -147,10 +148,11 @@ def _ids(text: dict[str, str], raw: dict[str, str]) -> dict[str, str]:
     url = unquote(raw.get("url", ""))
     if "scopus" in url.lower() and (eid := parse_qs(urlparse(url).query).get("eid")):
         ids.setdefault("scopus", eid[0])
-    for key in ("openalex", "bib2graph-id"):
-        value = short_id(text.get(key))
-        if value and _WORK_ID.match(value):
-            ids.setdefault("openalex", value)
+    value = short_id(text.get("openalex"))
+    if value and _WORK_ID.match(value):
+        ids.setdefault("openalex", value)
+    for scheme, value in own_ids(text.get("bib2graph-id"), fallback="bib2graph").items():
+        ids.setdefault(scheme, value)
     if text.get("pmid"):
         ids["pmid"] = text["pmid"]
     return ids

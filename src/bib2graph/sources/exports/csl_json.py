@@ -3,8 +3,8 @@
 A file is an array of items (a single item object is read as one). Items are decoded one at a time
 from the text, so each record knows the line it starts on; an item that is not an object, or has
 neither title nor DOI nor ID, is skipped and reported. Broken JSON is a whole-file error (FILE_INVALID).
-The item's ``id`` becomes an identifier when it has a known shape (OpenAlex ``W…``, ``WOS:…``, Scopus
-``2-s2.0-…``), else it is kept as ``ids["csl"]``.
+The item's ``id`` becomes an identifier when it has a known shape (`work_ids`: OpenAlex ``W…``,
+``WOS:…``, Scopus ``2-s2.0-…``, Lens, bib2graph's ``REC:…``), else it is kept as ``ids["csl"]``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from typing import Any, Iterator
 
 from ... import textio
 from ...errors import DataError
-from ...ids import normalize_doi, short_id
+from ...ids import normalize_doi
 from ...skips import Skips
 from .record import Author, Origin, Record
+from .work_ids import own_ids
 from .languages import language_code
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -113,18 +114,7 @@ def _list(value: Any) -> list:
 
 
 def _ids(item: dict) -> dict[str, str]:
-    ids: dict[str, str] = {}
-    raw = _text(item.get("id"))
-    if raw:
-        openalex = short_id(raw) if re.match(r"^(?:https?://openalex\.org/)?W\d+$", raw, re.I) else None
-        if openalex:
-            ids["openalex"] = openalex
-        elif raw.upper().startswith("WOS:"):
-            ids["wos"] = raw
-        elif raw.startswith("2-s2.0-"):
-            ids["scopus"] = raw
-        else:
-            ids["csl"] = raw
+    ids = own_ids(_text(item.get("id")), fallback="csl")
     pmid = _text(item.get("PMID"))
     if pmid:
         ids["pmid"] = pmid
