@@ -11,7 +11,7 @@ reads "%" as a comment. Fields by exporter:
 - Web of Science: `unique-id` ("WOS:…" or "ISI:…"), `keywords-plus`, `journal-iso`, `times-cited`,
   `type`, `cited-references` (one reference a line, each kept with its line), `affiliation` (entries
   "Name; Name, address", which link the authors they name);
-- bib2graph: `openalex` (the OpenAlex ID) and `bib2graph-id`.
+- bib2graph: `openalex` (the OpenAlex ID) and `bib2graph-id` (any work ID, by its shape: `work_ids`).
 """
 
 from __future__ import annotations
