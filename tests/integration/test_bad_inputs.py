@@ -88,11 +88,11 @@ def seed_file(name: str, data: bytes, strict: bool = False) -> Callable[[Path], 
     return setup
 
 
-def thesaurus(text: str | None) -> Callable[[Path], list[str]]:
+def thesaurus(text: str | None, kind: str = "keywords") -> Callable[[Path], list[str]]:
     def setup(ws: Path) -> list[str]:
         if text is not None:
             (ws / "config/thesaurus.tsv").write_text(text, encoding="utf-8")
-        edit_spec(ws, lambda s: s["networks"]["keywords"].update(thesaurus="config/thesaurus.tsv"))
+        edit_spec(ws, lambda s: s["networks"][kind].update(thesaurus="config/thesaurus.tsv"))
         return ["run"]
     return setup
 
@@ -215,6 +215,8 @@ CASES = [
     Case("seed-file-missing", spec_edit(nested("seed", files=["seeds.bib"])), "FILE_MISSING", 2,
          ["seeds.bib", "seed.files.0"]),
     Case("thesaurus-missing", thesaurus(None), "FILE_MISSING", 2, ["config/thesaurus.tsv"]),
+    Case("author-thesaurus-missing", thesaurus(None, "coauthorship"), "FILE_MISSING", 2,
+         ["config/thesaurus.tsv", "networks.coauthorship.thesaurus"]),
     Case("seed-file-unknown-kind", seed_file("seeds.txt", b"W1\n"), "SPEC_INVALID", 2, ["seed.files.0"]),
     Case("bibtex-malformed-strict", seed_file("seeds.bib", b"@article{ok, doi = {10.1/x}}\n@article{broken,\n"
                                               b"  title = {no end\n", strict=True), "RECORD_INVALID", 2,
@@ -238,6 +240,9 @@ CASES = [
     # the thesaurus
     Case("thesaurus-no-header", thesaurus("C1\tC2\n"), "THESAURUS_INVALID", 2, ["config/thesaurus.tsv", "1"]),
     Case("thesaurus-three-cells", thesaurus("term_id\treplace_by\nC1\tC2\tC3\n"), "THESAURUS_INVALID", 2,
+         ["config/thesaurus.tsv", "2"]),
+    Case("institution-thesaurus-vosviewer-three-cells",
+         thesaurus("label\treplace by\nRoche\tI1\tI2\n", "institutions"), "THESAURUS_INVALID", 2,
          ["config/thesaurus.tsv", "2"]),
     Case("thesaurus-cycle", thesaurus("term_id\treplace_by\nC1\tC2\nC2\tC1\n"), "THESAURUS_INVALID", 2,
          ["config/thesaurus.tsv"]),

@@ -19,6 +19,7 @@ from bib2graph.sources.exports.bibtex import read_bibtex
 from bib2graph.sources.exports.csl_json import read_csl_json
 from bib2graph.sources.exports.ris import read_ris
 from bib2graph.sources.files import read_work_objects
+from bib2graph.sources.ingest import ingest
 from bib2graph.sources.records import bundle_from_works
 
 DONNERS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "synergy" / "Donners_2021" / "works_1.zip"
@@ -69,6 +70,16 @@ def test_real_corpus_round_trips_through_all_three_formats(donners, tmp_path):
     _round_trip(donners, tmp_path)
 
 
+def test_a_bibliography_read_as_a_source_gives_back_the_corpus(donners, tmp_path):
+    """Through the source reader (format detected, records merged into works) too."""
+    write_bibliography(entries(donners), [tmp_path / f"corpus{suffix}" for suffix in READERS])
+    want = donners.works.set_index("work_id")
+    for suffix in READERS:
+        works = ingest([tmp_path / f"corpus{suffix}"], [f"corpus{suffix}"]).bundle.works.set_index("work_id")
+        assert list(works.index) == list(want.index), suffix
+        assert works["doi"].equals(want["doi"]) and works["year"].equals(want["year"]), suffix
+
+
 def _hostile_works() -> list[dict]:
     many = [{"author": {"id": f"https://openalex.org/A{n}", "display_name": f"Given{n} Family{n}"}}
             for n in range(1, 401)]
@@ -76,7 +87,8 @@ def _hostile_works() -> list[dict]:
               "Ünïcödé Œuvre – 中文 ‘quoted’ “twice” ᴀ", "line one\nline two\r\n\tline three",
               "dashes -- and --- and ``quotes'' and ?` !`", "ER  - not an end\nTY  - JOUR", "@article{x, title={y}}"]
     people = ["Jason Owen-Smith", "Owen-Smith, J", "Jan van der Berg", "Martin Luther King Jr.", "Madonna",
-              "José Ñúñez-García", "O'Brien, Seán", "李 小龍"]
+              "José Ñúñez-García", "O'Brien, Seán", "李 小龍", "Research and Development Group", "King, Jr., Martin",
+              "Smith, John and Sons"]
     works = []
     for n, title in enumerate(titles, 1):
         works.append({"id": f"https://openalex.org/W90{n}", "title": title, "publication_year": 1990 + n,
@@ -112,14 +124,17 @@ def test_keys_are_reversible_and_files_deterministic(donners, tmp_path):
 
 
 def test_non_openalex_ids_round_trip(tmp_path):
-    """IDs of works read from WoS or Scopus exports travel too (BibTeX: `unique-id`, as WoS writes it)."""
-    items = [Entry(work_id="WOS:000123456700001", title="A", year=2001, authors=("Ann Lee",)),
-             Entry(work_id="2-s2.0-85181234567", title="B", year=2002, authors=("Lee, A",))]
+    """IDs of works read from WoS, Scopus or Lens exports, or derived by bib2graph, travel too, so that a
+    bibliography read back as a source gives each work the ID it had."""
+    ids = ["WOS:000123456700001", "2-s2.0-85181234567", "020-146-482-991-04X", "REC:0A1B2C3D4E5F", "W77"]
+    items = [Entry(work_id=wid, title=f"Work number {n} on networks", year=2000 + n, authors=("Ann Lee",))
+             for n, wid in enumerate(ids)]
     for suffix, reader in READERS.items():
         path = tmp_path / f"b{suffix}"
         write_bibliography(items, [path])
         records = list(reader(path, path.name, Skips(strict=True)))
-        assert [e.work_id in r.ids.values() for e, r in zip(items, records)] == [True, True], (suffix, records)
+        assert [wid in r.ids.values() for wid, r in zip(ids, records)] == [True] * len(ids), (suffix, records)
+        assert sorted(ingest([path], [path.name]).bundle.works["work_id"]) == sorted(ids), suffix
 
 
 def test_network_bibliography_follows_reading_order_and_tags_clusters(donners):
@@ -141,3 +156,43 @@ def test_network_bibliography_follows_reading_order_and_tags_clusters(donners):
     clusters = by_work.groupby("work_id")["cluster"].agg(lambda c: sorted(set(c))).to_dict()
     for entry in items:
         assert entry.keywords == tuple(f"b2g:cluster-{c}" for c in clusters[entry.work_id])
+
+
+ZOTERO_CSL = """[
+  {"id": "http://zotero.org/users/1/items/ABCD", "type": "article-journal",
+   "title": "Rich club", "container-title": "Phys. Rev.", "page": "12–19", "volume": "4",
+   "author": [{"family": "Berg", "given": "Jan", "non-dropping-particle": "van der"},
+              {"literal": "WHO Collaborative Group"}, {"family": "King", "given": "Martin", "suffix": "Jr."}],
+   "issued": {"date-parts": [["2019", "3", "2"]]}, "DOI": "https://doi.org/10.1000/ABC", "language": "en-US",
+   "keyword": "networks, b2g:cluster-2"},
+  "not an item",
+  {"id": "W12", "type": "book", "issued": {"raw": "circa 1999"}},
+  {"type": "chapter"}
+]
+"""
+
+
+def test_csl_json_reader_reads_zotero_items_and_reports_the_rest(tmp_path):
+    path = tmp_path / "zotero.json"
+    path.write_text(ZOTERO_CSL, encoding="utf-8")
+    skips = Skips()
+    first, second = read_csl_json(path, "zotero.json", skips)
+    assert [s.where for s in skips.items] == ["record 2, line 8", "record 4, line 10"]
+    assert first.ids == {"csl": "http://zotero.org/users/1/items/ABCD"} and first.doi == "10.1000/abc"
+    assert [a.name for a in first.authors] == ["van der Berg, Jan", "WHO Collaborative Group", "King, Martin, Jr."]
+    assert (first.year, first.publication_date, first.first_page, first.last_page) == (2019, "2019-03-02", "12", "19")
+    assert (first.type, first.language, first.venue, first.volume) == ("article", "en", "Phys. Rev.", "4")
+    assert first.author_keywords == ["networks", "b2g:cluster-2"] and first.origin.line == 2
+    assert (second.ids, second.type, second.year, second.origin.line) == ({"openalex": "W12"}, "book", 1999, 9)
+
+
+@pytest.mark.parametrize("text, line", [("[{\"id\": \"W1\"},\n{\"id\": }]", 2), ("{\"a\": 1} x", 1),
+                                        ("[{\"id\": \"W1\"}", 1), ("", 1), ("[1 2]", 1), ("[]\n\n]", 3)])
+def test_broken_csl_json_is_a_file_error_with_its_line(tmp_path, text, line):
+    from bib2graph.errors import DataError
+
+    path = tmp_path / "bad.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        list(read_csl_json(path, "bad.json", Skips()))
+    assert info.value.code == "FILE_INVALID" and info.value.details["line"] == line

@@ -143,14 +143,18 @@ def _authors(authorships: pd.DataFrame) -> dict[str, tuple[str, ...]]:
 
 
 def split_name(name: str) -> Name:
-    """``Owen-Smith, J`` and ``Jason Owen-Smith`` alike: text before the first comma is the family name;
-    without a comma the last word is, with the lower-case particles before it (``van der``) and without a
-    trailing ``Jr.``. One word alone is a literal name."""
+    """``Owen-Smith, J`` and ``Jason Owen-Smith`` alike: text before the first comma is the family name
+    (``King, Jr., Martin``: a suffix between two commas); without a comma the last word is, with the
+    lower-case particles before it (``van der``) and without a trailing ``Jr.``. One word alone is a
+    literal name."""
     name = _SPACE.sub(" ", name).strip()
     if "," in name:
         family, given = (part.strip() for part in name.split(",", 1))
         if not family:
             return Name(literal=given or name)
+        suffix, _, rest = given.partition(",")
+        if rest and suffix.strip().lower() in _SUFFIXES:   # "King, Jr., Martin"
+            return Name(family=family, given=rest.strip() or None, suffix=suffix.strip())
         return Name(family=family, given=given or None)
     words = name.split(" ")
     suffix = words.pop() if len(words) > 2 and words[-1].lower() in _SUFFIXES else None

@@ -11,7 +11,7 @@ reads "%" as a comment. Fields by exporter:
 - Web of Science: `unique-id` ("WOS:…" or "ISI:…"), `keywords-plus`, `journal-iso`, `times-cited`,
   `type`, `cited-references` (one reference a line, each kept with its line), `affiliation` (entries
   "Name; Name, address", which link the authors they name);
-- bib2graph: `openalex` (the OpenAlex ID) and `bib2graph-id`.
+- bib2graph: `openalex` (the OpenAlex ID) and `bib2graph-id` (any work ID, by its shape: `work_ids`).
 """
 
 from __future__ import annotations
@@ -30,12 +30,14 @@ from .languages import language_code
 from .record import Author, CitedRef, Institution, Origin, Record
 from .scopus_refs import split_references
 from .vocab import marks_retracted, work_type
+from .work_ids import own_ids
 
 _WORK_ID = re.compile(r"^W\d+$")
 _YEAR = re.compile(r"\b(\d{4})\b")
 _CITED_BY = re.compile(r"cited by:?\s*(\d+)", re.IGNORECASE)
 _REPRINT = re.compile(r"\s*\((?:Reprint|Corresponding) Author\)", re.IGNORECASE)
 _LATEX = re.compile(r"[\\{}$~%&#^_]|--|``|''")
+_AND_OR_BRACE = re.compile(r"(?<!\\)[{}]|\s+and\s+", re.IGNORECASE)
 _BARE_SPECIAL = re.compile(r"(?<!\\)([&%#])")
 
 
@@ -104,7 +106,7 @@ def _record(entry: Any, origin: Origin) -> Record:
     doc_type = get("document_type", "type")
     first, last = _pages(get("pages"))
     scopus = "author_keywords" in text
-    names = _names(get("author"))
+    names = _names(raw.get("author"))
     authors, institutions = _authors(names, raw.get("affiliation") or raw.get("affiliations"))
     return Record(
         origin=origin,
@@ -146,20 +148,31 @@ def _ids(text: dict[str, str], raw: dict[str, str]) -> dict[str, str]:
     url = unquote(raw.get("url", ""))
     if "scopus" in url.lower() and (eid := parse_qs(urlparse(url).query).get("eid")):
         ids.setdefault("scopus", eid[0])
-    for key in ("openalex", "bib2graph-id"):
-        value = short_id(text.get(key))
-        if value and _WORK_ID.match(value):
-            ids.setdefault("openalex", value)
+    value = short_id(text.get("openalex"))
+    if value and _WORK_ID.match(value):
+        ids.setdefault("openalex", value)
+    for scheme, value in own_ids(text.get("bib2graph-id"), fallback="bib2graph").items():
+        ids.setdefault(scheme, value)
     if text.get("pmid"):
         ids["pmid"] = text["pmid"]
     return ids
 
 
 def _names(value: str | None) -> list[str]:
-    """BibTeX's author list: names joined by " and " (any case, any white space around it)."""
+    """BibTeX's author list: names joined by " and " (any case, any white space around it) outside
+    braces, so that "{Research and Development Group}" stays one name; each name then LaTeX-decoded."""
     if not value:
         return []
-    return [n.strip() for n in re.split(r"\s+and\s+", value) if n.strip() and n.strip().lower() != "others"]
+    names, depth, start = [], 0, 0
+    for match in _AND_OR_BRACE.finditer(value):
+        token = match.group(0)
+        depth += 1 if token == "{" else -1 if token == "}" else 0
+        if token not in "{}" and depth == 0:
+            names.append(value[start:match.start()])
+            start = match.end()
+    names.append(value[start:])
+    decoded = (_clean(latex_text(n)) for n in names)
+    return [n for n in decoded if n and n.lower() != "others"]
 
 
 def _pages(value: str | None) -> tuple[str | None, str | None]:

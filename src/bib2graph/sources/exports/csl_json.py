@@ -3,8 +3,8 @@
 A file is an array of items (a single item object is read as one). Items are decoded one at a time
 from the text, so each record knows the line it starts on; an item that is not an object, or has
 neither title nor DOI nor ID, is skipped and reported. Broken JSON is a whole-file error (FILE_INVALID).
-The item's ``id`` becomes an identifier when it has a known shape (OpenAlex ``W…``, ``WOS:…``, Scopus
-``2-s2.0-…``), else it is kept as ``ids["csl"]``.
+The item's ``id`` becomes an identifier when it has a known shape (`work_ids`: OpenAlex ``W…``,
+``WOS:…``, Scopus ``2-s2.0-…``, Lens, bib2graph's ``REC:…``), else it is kept as ``ids["csl"]``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from typing import Any, Iterator
 
 from ... import textio
 from ...errors import DataError
-from ...ids import normalize_doi, short_id
+from ...ids import normalize_doi
 from ...skips import Skips
 from .record import Author, Origin, Record
+from .work_ids import own_ids
 from .languages import language_code
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -50,11 +51,12 @@ def read_csl_json(path: Path, name: str, skips: Skips) -> Iterator[Record]:
 
 def _items(text: str, name: str) -> Iterator[tuple[int, Any]]:
     """(line, value) of each element of the top-level array (or the one top-level object)."""
-    decoder, pos, line = json.JSONDecoder(), _WS.match(text, 0).end(), 1
-    if text.startswith("\ufeff"):
-        pos = _WS.match(text, 1).end()
+    decoder, pos, line = json.JSONDecoder(), _WS.match(text, 1 if text.startswith("\ufeff") else 0).end(), 1
     if pos < len(text) and text[pos] == "{":
-        yield text.count("\n", 0, pos) + 1, _decode(decoder, text, pos, name)[0]
+        value, end = _decode(decoder, text, pos, name)
+        if _WS.match(text, end).end() < len(text):
+            raise _invalid(name, text, _WS.match(text, end).end(), "text after the item")
+        yield text.count("\n", 0, pos) + 1, value
         return
     if pos >= len(text) or text[pos] != "[":
         raise _invalid(name, text, pos, "a CSL-JSON file is an array of items ([…])")
@@ -71,6 +73,8 @@ def _items(text: str, name: str) -> Iterator[tuple[int, Any]]:
             raise _invalid(name, text, pos, "expected ',' or ']' after an item")
     if pos >= len(text):
         raise _invalid(name, text, pos, "the array is not closed (truncated file?)")
+    if _WS.match(text, pos + 1).end() < len(text):
+        raise _invalid(name, text, _WS.match(text, pos + 1).end(), "text after the array")
 
 
 def _decode(decoder: json.JSONDecoder, text: str, pos: int, name: str) -> tuple[Any, int]:
@@ -97,7 +101,7 @@ def _record(item: dict, origin: Origin) -> Record:
     year, date = _issued(item.get("issued"))
     return Record(origin=origin, ids=_ids(item), doi=_doi(item), title=_text(item.get("title")), year=year,
                   publication_date=date, type=TYPES.get(str(item.get("type")), "other"),
-                  language=language_code(_text(item.get("language"))), venue=_text(item.get("container-title")),
+                  language=_language(_text(item.get("language"))), venue=_text(item.get("container-title")),
                   venue_abbrev=_text(item.get("container-title-short")) or _text(item.get("journalAbbreviation")),
                   volume=_text(item.get("volume")), issue=_text(item.get("issue")), first_page=first,
                   last_page=last, abstract=_text(item.get("abstract")),
@@ -110,18 +114,7 @@ def _list(value: Any) -> list:
 
 
 def _ids(item: dict) -> dict[str, str]:
-    ids: dict[str, str] = {}
-    raw = _text(item.get("id"))
-    if raw:
-        openalex = short_id(raw) if re.match(r"^(?:https?://openalex\.org/)?W\d+$", raw, re.I) else None
-        if openalex:
-            ids["openalex"] = openalex
-        elif raw.upper().startswith("WOS:"):
-            ids["wos"] = raw
-        elif raw.startswith("2-s2.0-"):
-            ids["scopus"] = raw
-        else:
-            ids["csl"] = raw
+    ids = own_ids(_text(item.get("id")), fallback="csl")
     pmid = _text(item.get("PMID"))
     if pmid:
         ids["pmid"] = pmid
@@ -166,6 +159,12 @@ def _author(value: Any) -> Author | None:
         return Author(name=name, full_name=name) if name else None
     name = ", ".join(p for p in (family, given, suffix) if p)
     return Author(name=name, full_name=name)
+
+
+def _language(value: str | None) -> str | None:
+    """CSL writes languages as BCP 47 tags: ``en-US`` is ``en``; a name ("English") is looked up too."""
+    tag = re.fullmatch(r"([A-Za-z]{2,3})(?:[-_]\w+)+", value or "")
+    return language_code(tag.group(1) if tag else value)
 
 
 def _keywords(value: Any) -> list[str]:

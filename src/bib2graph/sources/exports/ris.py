@@ -26,10 +26,10 @@ from .languages import language_code
 from .record import Author, CitedRef, Origin, Record
 from .scopus_refs import split_references
 from .vocab import work_type
+from .work_ids import own_ids
 
 Line = tuple[int, str]
 
-_OPENALEX_WORK = re.compile(r"^W\d+$")
 _YEAR = re.compile(r"\b(\d{4})\b")
 _DATE = re.compile(r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})")
 _REFERENCES = "References:"
@@ -162,8 +162,7 @@ def _ids(f: dict[str, Any]) -> dict[str, str]:
     own = _first(f, "id", "accession_number")
     if own:
         ids["ris"] = own
-        if _OPENALEX_WORK.match(own):
-            ids["openalex"] = own
+        ids.update(own_ids(own))   # bib2graph's RIS: the work ID by its shape (W…, WOS:…, REC:…)
     for url in _list(f, "urls"):
         eid = parse_qs(urlparse(url).query).get("eid")
         if eid and "scopus" in url.lower():
