@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
-from pathlib import Path
 
 from bib2graph.ids import normalize_doi, short_id
 from bib2graph.sources.exports.names import split_name

@@ -47,9 +47,12 @@ def run_sources(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) ->
     """Read every source file once, merge the works several hold, resolve cited references."""
     from .sources.ingest import ingest
 
+    from .progress import counting
+
     source = spec["source"]
-    found = ingest([Path(p) for p in inp["sources"]], source["files"],
-                   [source["formats"].get(name) for name in source["files"]], skips)
+    with counting("reading source files") as seen:
+        found = ingest([Path(p) for p in inp["sources"]], source["files"],
+                       [source["formats"].get(name) for name in source["files"]], skips, on_record=seen)
     if source["resolve"] == "openalex":   # DOIs of cited works → OpenAlex IDs, through the raw store
         from .sources.ingest import resolve_with_openalex
         from .sources.openalex_source import OpenAlexSource

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bib2graph.sources.exports.vocab import language_code
+from bib2graph.sources.exports.languages import language_code
 
 
 @pytest.mark.parametrize("name, code", [("English", "en"), ("Chinese", "zh"), ("Portuguese", "pt"),

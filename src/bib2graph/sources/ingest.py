@@ -68,16 +68,19 @@ def _text(value: Any) -> str | None:
 def read_entries(paths: list[Path], names: list[str], formats: list[str | None], skips: Skips,
                  on_record: Callable[[int], None] | None = None) -> Iterator[Entry]:
     """Every record of every file, in file order; formats declared or detected."""
-    order = 0
+    order = count = 0
     for path, name, declared in zip(paths, names, formats, strict=True):
         fmt = file_format(Path(path), name, declared)
         if fmt == OPENALEX_JSON:
             entries: Iterable[Entry] = _openalex_entries(Path(path), name, skips, order)
         else:
             entries = (entry_from_record(r, order + i) for i, r in
-                       enumerate(read_records(Path(path), name, fmt, skips, on_record), 1))
+                       enumerate(read_records(Path(path), name, fmt, skips), 1))
         for entry in entries:
             order = max(order, entry.order)
+            count += 1
+            if on_record is not None:
+                on_record(count)
             yield entry
 
 
@@ -105,7 +108,8 @@ def group_entries(entries: list[Entry]) -> list[list[Entry]]:
 
     The same native ID or DOI makes one work. Title, year and first author join a record without a DOI
     to the one work with a DOI that has them (to none when several do: a conference abstract and its
-    article share all three), and records without a DOI to each other; two DOIs never merge.
+    article share all three), and records without a DOI to each other; two DOIs never merge, nor do
+    two records one database (WoS, Scopus, OpenAlex) gave different IDs.
     """
     groups = _Groups(len(entries))
     owner: dict[str, int] = {}
@@ -118,13 +122,22 @@ def group_entries(entries: list[Entry]) -> list[list[Entry]]:
                 groups.union(owner[key], i)
             else:
                 owner[key] = i
+    natives: dict[int, set[tuple[str, str]]] = {}   # group root → the native IDs of its database records
+    for i, entry in enumerate(entries):
+        if entry.scheme is not None:
+            natives.setdefault(groups.find(i), set()).add((entry.scheme, entry.native_id))
     for members in titled.values():
         with_doi = {groups.find(i) for i in members if entries[i].work.get("doi")}
         without = [i for i in members if not entries[i].work.get("doi")]
         if len(with_doi) <= 1 and without:
             anchor = next(iter(with_doi)) if with_doi else without[0]
             for i in without:
-                groups.union(anchor, i)
+                a, b = groups.find(anchor), groups.find(i)
+                ids_a, ids_b = natives.get(a, set()), natives.get(b, set())
+                if a == b or any(s == t and x != y for s, x in ids_a for t, y in ids_b):
+                    continue   # one database's two IDs are two works, whatever their titles say
+                groups.union(a, b)
+                natives[groups.find(a)] = ids_a | ids_b
     members: dict[int, list[Entry]] = {}
     for i, entry in enumerate(entries):
         members.setdefault(groups.find(i), []).append(entry)
@@ -179,15 +192,32 @@ class _References:
         self.raw: dict[str, str] = {}             # identity → the raw string first met
         self.counts: Counter = Counter()
         self.unparsed: list[dict[str, Any]] = []
+        self.seen: dict[tuple[str, str], tuple[str, bool]] = {}   # (style, raw) → (identity, has a DOI)
 
     def add(self, raw: str, line: int | None, style: str, file: str) -> str:
-        """The identity of one raw reference; an unparsed one is listed with its file and line."""
+        """The identity of one raw reference; an unparsed one is listed with its file and line. A raw
+        string met before (popular references recur thousands of times) is not parsed again."""
         self.counts["references"] += 1
+        known = self.seen.get((style, raw))
+        if known is not None:
+            self.counts["with_doi"] += known[1]
+            if known[0].startswith("raw:"):
+                self._unparsed(raw, line, file)
+            return known[0]
+        identity = self._identity(raw, style, file, line)
+        parsed = self.parsed.get(identity)
+        self.seen[(style, raw)] = (identity, bool(parsed is not None and parsed.doi))
+        return identity
+
+    def _unparsed(self, raw: str, line: int | None, file: str) -> None:
+        self.counts["unparsed"] += 1
+        if len(self.unparsed) < UNPARSED_SHOWN:
+            self.unparsed.append({"file": file, "line": line, "reference": raw[:300]})
+
+    def _identity(self, raw: str, style: str, file: str, line: int | None) -> str:
         parsed = parse_reference(raw, style)
         if parsed is None:
-            self.counts["unparsed"] += 1
-            if len(self.unparsed) < UNPARSED_SHOWN:
-                self.unparsed.append({"file": file, "line": line, "reference": raw[:300]})
+            self._unparsed(raw, line, file)
             identity = "raw:" + " ".join(raw.split()).casefold()
             self.parsed.setdefault(identity, None)
             self.raw.setdefault(identity, raw)
@@ -204,17 +234,23 @@ def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None
     """Read, merge and resolve the works of `paths` (named in messages as `names`)."""
     skips = Skips() if skips is None else skips
     formats = formats or [None] * len(paths)
-    entries = list(read_entries(paths, names, formats, skips, on_record))
-    merged = [merge_group(g) for g in group_entries(entries)]
     refs = _References()
+    entries = []
+    for entry in read_entries(paths, names, formats, skips, on_record):
+        if entry.raw_references:   # parsed as read: an entry keeps identities, not raw strings
+            style = style_for(entry.format)
+            entry.referenced_ids = [refs.add(raw, line, style, entry.file) for raw, line in entry.raw_references]
+            entry.raw_references = []
+            entry.parsed_references = True
+        entries.append(entry)
+    merged = [merge_group(g) for g in group_entries(entries)]
     cites: dict[str, list[str]] = {}
     for m in merged:
         source = m.references_from
         if source is None:
             cites[m.work_id] = []
-        elif source.raw_references:
-            style = style_for(source.format)
-            cites[m.work_id] = [refs.add(raw, line, style, source.file) for raw, line in source.raw_references]
+        elif source.parsed_references:
+            cites[m.work_id] = source.referenced_ids
         else:
             cites[m.work_id] = [short_id(r) or r for r in source.referenced_ids]
     resolved, counts = _resolve(merged, refs)

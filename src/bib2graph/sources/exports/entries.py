@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .names import author_key, display_name, fold, title_key
+from .names import author_key, display_name, fold, full_form, title_key
 from .record import Record
 
 # Which source wins a merged work's ID and fields: OpenAlex first (its IDs are what chaining and the API
@@ -39,9 +39,18 @@ class Entry:
     terms: list[dict[str, Any]] = field(default_factory=list)          # term rows without work_id
     referenced_ids: list[str] = field(default_factory=list)            # OpenAlex: resolved already
     raw_references: list[tuple[str, int | None]] = field(default_factory=list)   # exports: (raw, line)
+    parsed_references: bool = False   # referenced_ids hold the identities of raw_references (ingest.py)
     venue_abbrev: str | None = None
     volume: str | None = None
     first_page: str | None = None
+
+    @property
+    def scheme(self) -> str | None:
+        """The database that issued the native ID (None for an ID derived from the record's content)."""
+        for prefix, name in (("WOS:", "wos"), ("2-s2.0-", "scopus"), ("REC:", None)):
+            if self.native_id.startswith(prefix):
+                return name
+        return "openalex" if self.native_id[:1] == "W" and self.native_id[1:].isdigit() else self.format
 
     @property
     def rank(self) -> int:
@@ -69,7 +78,7 @@ def native_id(record: Record) -> str:
     for scheme in ID_SCHEMES:
         if record.ids.get(scheme):
             return record.ids[scheme]
-    first = author_key(record.authors[0].full_name or record.authors[0].name) if record.authors else ""
+    first = author_key(full_form(record.authors[0].name, record.authors[0].full_name)) if record.authors else ""
     basis = (f"doi:{record.doi}" if record.doi else
              f"title:{title_key(record.title)}|{record.year}|{first}" if record.title else
              f"record:{record.origin.file}|{record.origin.record}")
@@ -94,7 +103,7 @@ def _author_id(author) -> str | None:
     scopus = dict(author.ids).get("scopus")
     if scopus:
         return f"scopus:{scopus}"
-    key = author_key(author.full_name or author.name)
+    key = author_key(full_form(author.name, author.full_name))
     return f"name:{key.replace(' ', '-')}" if key else None
 
 
@@ -109,7 +118,7 @@ def entry_from_record(record: Record, order: int) -> Entry:
     authors, affiliations = [], []
     for position, author in enumerate(record.authors):
         authors.append({"position": position, "author_id": _author_id(author),
-                        "author_name": display_name(author.full_name or author.name),
+                        "author_name": display_name(full_form(author.name, author.full_name)),
                         "author_position": "first" if position == 0 else
                         "last" if position == len(record.authors) - 1 else "middle"})
         seen = set()

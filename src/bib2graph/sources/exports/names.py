@@ -65,3 +65,19 @@ def author_key(name: str | None) -> str | None:
 def title_key(title: str | None) -> str:
     """A title with everything but letters and digits removed: what two exports agree on."""
     return fold(title).replace(" ", "")
+
+
+def full_form(short: str | None, full: str | None) -> str | None:
+    """The full name in "Surname, Given" form, the surname taken from the short form when the full one
+    has no comma: WoS writes AF "Zhang Zhi-Wei" (surname first) beside AU "Zhang, ZW"."""
+    if not full:
+        return short
+    if "," in full or not short or "," not in short:
+        return full
+    surname = short.split(",", 1)[0].strip()
+    words = full.split()
+    if words and fold(words[0]) == fold(surname):
+        return f"{surname}, {' '.join(words[1:])}".rstrip(", ")
+    if words and fold(words[-1]) == fold(surname):
+        return f"{surname}, {' '.join(words[:-1])}".rstrip(", ")
+    return full

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import import_module
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 from ...errors import DataError
 from ...skips import Skips
@@ -41,9 +41,7 @@ def file_format(path: Path, name: str, declared: str | None = None) -> str:
     return found
 
 
-def read_records(path: Path, name: str, fmt: str, skips: Skips,
-                 on_record: Callable[[int], None] | None = None) -> Iterator[Record]:
+def read_records(path: Path, name: str, fmt: str, skips: Skips) -> Iterator[Record]:
     """The records of one export file in `fmt` (not OpenAlex JSON, which sources/files.py reads)."""
     module, function = READERS[fmt]
-    reader = getattr(import_module(f"{__package__}.{module}"), function)
-    return reader(path, name, skips, on_record=on_record) if on_record else reader(path, name, skips)
+    return getattr(import_module(f"{__package__}.{module}"), function)(path, name, skips)
