@@ -537,6 +537,11 @@ def _fold(label) -> str:
     return " ".join(str(label).split()).casefold()
 
 
+def _folded(labels: pd.Series) -> pd.Series:
+    """`_fold` of each label (None stays None), computed once per distinct label."""
+    return labels.map({label: _fold(label) for label in labels.dropna().unique()})
+
+
 def apply_thesaurus(rows: pd.DataFrame, mapping: dict[str, str], known: pd.DataFrame | None = None) -> pd.DataFrame:
     """Replace the items of ``(work_id, item_id, label)`` rows as a thesaurus says (once, chains already
     resolved by `thesaurus.read`). A key matches an item ID, else a label (case and spacing ignored). A
@@ -545,7 +550,7 @@ def apply_thesaurus(rows: pd.DataFrame, mapping: dict[str, str], known: pd.DataF
     most frequent label of its new ID. `known` (default: `rows`) holds the items targets may name."""
     known = (rows if known is None else known).dropna(subset=["item_id"])
     by_label: dict[str, str] = {}
-    named = known.dropna(subset=["label"]).assign(folded=lambda d: d["label"].map(_fold))
+    named = known.dropna(subset=["label"]).assign(folded=lambda d: _folded(d["label"]))
     counts = named.groupby(["folded", "item_id"], sort=True).size().rename("n").reset_index()
     for row in counts.sort_values(["folded", "n", "item_id"], ascending=[True, False, True],
                                   kind="mergesort").drop_duplicates("folded").itertuples(index=False):
@@ -555,7 +560,7 @@ def apply_thesaurus(rows: pd.DataFrame, mapping: dict[str, str], known: pd.DataF
     for key, target in mapping.items():
         folded_keys.setdefault(_fold(key), target)
     by_id = rows["item_id"].map(mapping)
-    by_name = rows["label"].map(lambda v: folded_keys.get(_fold(v)) if isinstance(v, str) else None)
+    by_name = _folded(rows["label"]).map(folded_keys)
     target = by_id.where(by_id.notna(), by_name)
     hit = target.notna()
     resolved = target[hit].map(lambda t: t if t == "" or t in ids else by_label.get(_fold(t), t))

@@ -18,9 +18,14 @@ from ... import textio
 from ...errors import DataError
 from ...ids import normalize_doi
 from ...skips import Skips
+<<<<<<< HEAD
 from .record import Author, Origin, Record
 from .work_ids import own_ids
+=======
+>>>>>>> biblio
 from .languages import language_code
+from .record import Author, Origin, Record
+from .work_ids import own_ids
 
 _WS = re.compile(r"[ \t\n\r]*")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d|21\d\d)\b")

@@ -86,8 +86,12 @@ def native_id(record: Record) -> str:
 
 
 def _term_rows(field_name: str, terms: list[str]) -> list[dict[str, Any]]:
+    """Keyword rows, folded to lower case; our own bibliographies' cluster tags (``b2g:cluster-3``) read
+    back from a file are not keywords."""
     rows, seen = [], set()
     for term in terms:
+        if term.startswith("b2g:"):
+            continue
         term_id = " ".join(term.casefold().split())
         if term_id and term_id not in seen:
             seen.add(term_id)
