@@ -18,11 +18,6 @@ from ... import textio
 from ...errors import DataError
 from ...ids import normalize_doi
 from ...skips import Skips
-<<<<<<< HEAD
-from .record import Author, Origin, Record
-from .work_ids import own_ids
-=======
->>>>>>> biblio
 from .languages import language_code
 from .record import Author, Origin, Record
 from .work_ids import own_ids
