@@ -31,7 +31,9 @@ COLUMNS = ("work_id", "decision", "reason", "decided_by", "decided_at")
 DECISIONS = ("accept", "reject")
 MAX_LINE = 4096
 MAX_IDS_PER_CALL = 10_000
-_WORK_ID = re.compile(r"W[0-9]+")
+# OpenAlex (W1), and the IDs works read from export files keep: WOS:…, MEDLINE:…, REC:… (any
+# SCHEME:value), Scopus EIDs (2-s2.0-…), Lens IDs.
+_WORK_ID = re.compile(r"W[0-9]+|[A-Za-z][A-Za-z0-9]*:[^\s/:]+|2-s2\.0-[0-9]+|[0-9]{3}-[0-9]{3}-[0-9]{3}-[0-9]{3}-[0-9]{2}[0-9X]")
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,8 @@ def header() -> str:
 
 
 def work_id_of(raw: str) -> str | None:
-    """The short OpenAlex work ID `raw` names (``W1``, ``w1``, ``https://openalex.org/W1``), else None."""
+    """The work ID `raw` names: a short OpenAlex ID (``W1``, ``w1``, ``https://openalex.org/W1``) or the
+    ID of a work read from an export file (``WOS:000…``, ``2-s2.0-…``, ``REC:…``), else None."""
     value = short_id(raw)
     return value if value and _WORK_ID.fullmatch(value) else None
 
@@ -61,7 +64,8 @@ def clean(text: str) -> str:
 def _problem(decision: Decision) -> str | None:
     """Why `decision` cannot be recorded, or None: a bad ID or decision, or a reject without a reason."""
     if work_id_of(decision.work_id) is None:
-        return f"{decision.work_id!r} is not an OpenAlex work ID (W followed by digits, e.g. W2741809807)"
+        return (f"{decision.work_id!r} is not a work ID (OpenAlex W followed by digits, e.g. W2741809807, or an "
+                "export's ID as the corpus holds it: WOS:…, 2-s2.0-…, REC:…)")
     if decision.decision.lower() not in DECISIONS:
         return f"decision {decision.decision!r} is not one of {', '.join(DECISIONS)}"
     if decision.decision.lower() == "reject" and not clean(decision.reason):

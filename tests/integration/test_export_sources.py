@@ -104,3 +104,14 @@ def test_bibliographies_hold_the_corpus_and_the_report_says_where_references_wen
     assert ris.count("\nER  -") + ris.startswith("ER  -") == len(works)
     report = (built / "results/report/index.html").read_text(encoding="utf-8")
     assert "Source files" in report and "cited references read" in report
+
+
+def test_works_from_exports_are_curated_by_their_own_ids(built):
+    works = pd.read_parquet(built / "results/corpus/works.parquet")
+    wos_id = sorted(w for w in works["work_id"] if w.startswith("WOS:"))[0]
+    scopus_id = sorted(w for w in works["work_id"] if w.startswith("2-s2.0-"))[0]
+    call = b2g("reject", wos_id, scopus_id, "--reason", "off-topic", "--json", "--workspace", str(built))
+    assert call.returncode == 0, call.stdout
+    assert call.envelope["data"]["changed"] == sorted([wos_id, scopus_id])
+    status = b2g("status", "--json", "--workspace", str(built)).envelope["data"]
+    assert "corpus" in {job["job"] for job in status["jobs"] if job["state"] == "stale"}

@@ -73,13 +73,13 @@ def _bad(path, data: bytes, code="CURATION_INVALID", line=None):
     (GOOD + "W2\taccept\tr\tby\tat\textra\n", 3, "6 tab-separated cells"),
     (GOOD + "W2\n", 3, "no decision"),
     (GOOD + "W2\tmaybe\n", 3, "'maybe'"),
-    (GOOD + "X2\taccept\n", 3, "not an OpenAlex work ID"),
-    (GOOD + "W2x\taccept\n", 3, "not an OpenAlex work ID"),
-    (GOOD + "\taccept\n", 3, "not an OpenAlex work ID"),
+    (GOOD + "X2\taccept\n", 3, "is not a work ID"),
+    (GOOD + "W2x\taccept\n", 3, "is not a work ID"),
+    (GOOD + "\taccept\n", 3, "is not a work ID"),
     (GOOD + "W2\treject\n", 3, "without a reason"),
     (GOOD + "W2\treject\t  \tana\n", 3, "without a reason"),
     ("work_id\tdecision\treason\n" + "W1\taccept\n", 1, "header"),
-    (GOOD + curation.header(), 3, "not an OpenAlex work ID"),
+    (GOOD + curation.header(), 3, "is not a work ID"),
     (GOOD + "W2\taccept\t" + "x" * 5000 + "\n", 3, "longer than"),
 ])
 def test_bad_line_names_file_and_line(tmp_path, data, line, says):
