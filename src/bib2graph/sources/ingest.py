@@ -332,11 +332,14 @@ def _abbrev(m: Merged) -> str | None:
 
 
 def _bundle(merged: list[Merged], cites: dict[str, list[str]], resolved: dict[str, str]) -> Bundle:
-    works, authorships, affiliations, references, terms = [], [], [], [], []
+    works, authorships, affiliations, terms = [], [], [], []
+    citing: list[str] = []       # the references table as two columns: millions of rows, no dict each
+    cited: list[str] = []
     for m in merged:
-        refs = sorted({resolved.get(r, r) for r in cites[m.work_id]} - {m.work_id})
+        refs = sorted({resolved.get(r, r) for r in cites.pop(m.work_id)} - {m.work_id})
         works.append({"work_id": m.work_id, **m.work, "n_references": len(refs)})
-        references.extend({"work_id": m.work_id, "referenced_id": r} for r in refs)
+        citing.extend([m.work_id] * len(refs))
+        cited.extend(refs)
         if m.authors_from:
             authorships.extend({"work_id": m.work_id, **row} for row in m.authors_from.authors)
             affiliations.extend({"work_id": m.work_id, **row} for row in m.authors_from.affiliations)
@@ -352,7 +355,7 @@ def _bundle(merged: list[Merged], cites: dict[str, list[str]], resolved: dict[st
     return Bundle(works=conform(pd.DataFrame(works, columns=list(WORKS.columns)), WORKS),
                   authorships=conform(pd.DataFrame(authorships, columns=list(AUTHORSHIPS.columns)), AUTHORSHIPS),
                   affiliations=conform(affiliations, AFFILIATIONS),
-                  references=conform(pd.DataFrame(references, columns=list(REFERENCES.columns)), REFERENCES),
+                  references=conform(pd.DataFrame({"work_id": citing, "referenced_id": cited}), REFERENCES),
                   terms=conform(pd.DataFrame(terms, columns=list(TERMS.columns)), TERMS))
 
 
