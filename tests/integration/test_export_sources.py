@@ -76,7 +76,7 @@ def test_every_cited_reference_is_parsed_or_listed(built, shared_data):
     refs = _manifest(built, "sources")["counts"]["references"]
     cr = [c for r in _rows(shared_data / WOS, delimiter="\t") for c in r["CR"].split("; ") if c.strip()]
     assert refs["total"] == len(cr)          # the old Scopus layout carries no references
-    assert refs["unparsed"] == len(refs["unparsed_shown"])
+    assert len(refs["unparsed_shown"]) == min(refs["unparsed"], 1000)
     assert sum(refs["identities_by_method"].values()) == refs["identities"]
 
 

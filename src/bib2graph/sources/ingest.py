@@ -33,7 +33,7 @@ from .exports.references import ReferenceResolver, identity_key, merge_identitie
 from .files import read_work_objects
 from .records import work_rows
 
-UNPARSED_SHOWN = 10_000   # unparsed references listed in the manifest (all of them, short of a pathological file)
+UNPARSED_SHOWN = 1_000   # unparsed references listed with file and line in the manifest; cited.parquet has all (raw:)
 
 
 @dataclass

@@ -1,6 +1,10 @@
-"""Bibliographic export files (Web of Science, Scopus, Lens, RIS, BibTeX, OpenAlex CSV) as `Record`s.
+"""Bibliographic export files (Web of Science, Scopus, Lens, RIS, BibTeX, CSL-JSON, OpenAlex CSV) as
+`Record`s, and what turns them into works.
 
-    read_records(path, name, format=None, skips) ─► Record …   (format detected from content)
-    parse_reference(raw, style) ─► ParsedRef | None            (references.py)
-    bundle_from_records(records, …) ─► Bundle + cited references + origins   (bundle.py)
+    detect_format(path) ─► format                          (detect.py; or declared in source.formats)
+    read_records(path, name, format, skips) ─► Record …    (readers.py: one reader module per format)
+    entry_from_record(record) ─► Entry                     (entries.py: rows, merge keys, rank)
+    parse_reference(raw, style) ─► ParsedRef | None        (references.py: identities, matching)
+
+sources/ingest.py merges the entries of every file into works and resolves their references.
 """
