@@ -50,9 +50,13 @@ def run_sources(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) ->
     from .progress import counting
 
     source = spec["source"]
+    from .sources.ingest import read_source_folding
+
+    fold = read_source_folding(inp["source_thesaurus"][0]) if inp.get("source_thesaurus") else None
     with counting("reading source files") as seen:
         found = ingest([Path(p) for p in inp["sources"]], source["files"],
-                       [source["formats"].get(name) for name in source["files"]], skips, on_record=seen)
+                       [source["formats"].get(name) for name in source["files"]], skips, on_record=seen,
+                       fold=fold)
     if source["resolve"] == "openalex":   # DOIs of cited works → OpenAlex IDs, through the raw store
         from .sources.ingest import resolve_with_openalex
         from .sources.openalex_source import OpenAlexSource

@@ -169,7 +169,8 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
         return [str(resolve_path(root, v)) for v in values]
 
     if rule == "sources":
-        return {"sources": paths(spec["source"]["files"])}
+        folding = spec["source"]["thesaurus"]
+        return {"sources": paths(spec["source"]["files"]), "source_thesaurus": paths([folding]) if folding else []}
     if rule == "seed":
         return {"seed_files": paths(spec["seed"]["files"])}
     if rule == "chain":
@@ -241,7 +242,8 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
         source = spec["source"]
         asked = {"openalex": source["openalex"]} if source["resolve"] == "openalex" else {}
         return canonical_json({"source": {"files": source["files"], "formats": source["formats"],
-                                          "resolve": source["resolve"], **asked}, "strict": spec["strict"]})
+                                          "resolve": source["resolve"], "thesaurus": source["thesaurus"], **asked},
+                               "strict": spec["strict"]})
     if rule == "export":   # the bibliography finds a work's items as the network did
         return canonical_json({"export": spec["export"], "network": spec["networks"][kind]})
     if rule == "cited":   # the co-citation threshold says which cited works are nodes

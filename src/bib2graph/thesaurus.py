@@ -35,7 +35,7 @@ def _text(path: Path) -> str:
         return textio.read_text(path)
     except DataError as exc:
         if exc.code == "FILE_MISSING":
-            raise DataError(f"thesaurus {path} does not exist; check networks.<kind>.thesaurus in the spec",
+            raise DataError(f"thesaurus {path} does not exist; check the thesaurus it is named by in the spec",
                             code="THESAURUS_MISSING", details=exc.details) from None
         raise
 

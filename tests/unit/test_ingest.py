@@ -107,3 +107,22 @@ def test_the_same_files_give_the_same_tables(tmp_path):
     for name in ("works", "authorships", "references", "terms"):
         pd.testing.assert_frame_equal(getattr(one.bundle, name), getattr(two.bundle, name))
     pd.testing.assert_frame_equal(one.cited, two.cited)
+
+
+def test_a_source_thesaurus_folds_source_names_the_abbreviation_rule_misses(tmp_path):
+    from bib2graph.sources.ingest import read_source_folding
+
+    one = {**B, "CR": ["Smith J, 2001, PNAS"], "UT": "WOS:000000000000008"}
+    two = {**A, "CR": ["SMITH J, 2001, PROC NATL ACAD SCI USA"], "UT": "WOS:000000000000009", "DI": "10.1/b"}
+    paths = [_wos(tmp_path / "savedrecs.txt", [one, two])]
+
+    def cited(found):
+        return sorted(found.bundle.references["referenced_id"])
+
+    apart = cited(ingest(paths, ["x"]))
+    assert len(set(apart)) == 2
+    thesaurus = tmp_path / "sources.txt"
+    thesaurus.write_text("label\treplace by\nPNAS\tProceedings of the National Academy of Sciences\n",
+                         encoding="utf-8")
+    together = cited(ingest(paths, ["x"], fold=read_source_folding(thesaurus)))
+    assert len(together) == 2 and len(set(together)) == 1

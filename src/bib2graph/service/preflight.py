@@ -50,6 +50,8 @@ def _named(role: str, spec: dict[str, Any], paths: list[str], root: Path,
         return [(f"{section}.{key}.{n}", name) for n, name in enumerate(spec[section][key])]
     if role == "thesaurus":
         return [(f"networks.{kind}.thesaurus", spec["networks"][kind]["thesaurus"])]
+    if role == "source_thesaurus":
+        return [("source.thesaurus", spec["source"]["thesaurus"])]
     return [(name, name) for name in (Path(p).relative_to(root).as_posix() for p in paths)]
 
 
@@ -85,13 +87,14 @@ def check_present(ws: Workspace, spec: dict[str, Any]) -> None:
 
 def _reader(role: str) -> Callable[[ExternalInput, Skips], Any]:
     from ..sources.files import read_seed_entries
-    from ..sources.ingest import read_entries
+    from ..sources.ingest import read_entries, read_source_folding
     from ..thesaurus import read_thesaurus
 
     return {
         "sources": lambda i, skips: sum(1 for _ in read_entries([i.path], [i.name], [i.format], skips)),
         "seed_files": lambda i, skips: read_seed_entries(i.path, name=i.name, skips=skips),
         "thesaurus": lambda i, skips: read_thesaurus(i.path),
+        "source_thesaurus": lambda i, skips: read_source_folding(i.path),
         "curation": lambda i, skips: curation.read(i.path),
         "pending": lambda i, skips: monitor.read_pending_file(i.path),
     }[role]

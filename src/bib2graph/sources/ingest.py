@@ -29,7 +29,8 @@ from ..tables import AFFILIATIONS, AUTHORSHIPS, REFERENCES, TERMS, WORKS, Bundle
 from .exports.entries import WORK_FIELDS, Entry, entry_from_record
 from .exports.readers import OPENALEX_JSON, file_format, read_records
 from .exports.names import display_name
-from .exports.references import ReferenceResolver, identity_key, merge_identities, parse_reference, style_for, work_keys
+from .exports.references import (ReferenceResolver, SourceFolding, identity_key, merge_identities, parse_reference,
+                                 style_for, work_keys)
 from .files import read_work_objects
 from .records import work_rows
 
@@ -187,7 +188,8 @@ def _ref_id(identity: str) -> str:
 class _References:
     """Every distinct cited reference met, parsed once, with what resolving and labelling it needs."""
 
-    def __init__(self) -> None:
+    def __init__(self, fold: SourceFolding | None = None) -> None:
+        self.fold = fold
         self.parsed: dict[str, Any] = {}          # identity → ParsedRef (first met) or None (unparsed)
         self.raw: dict[str, str] = {}             # identity → the raw string first met
         self.counts: Counter = Counter()
@@ -222,7 +224,7 @@ class _References:
             self.parsed.setdefault(identity, None)
             self.raw.setdefault(identity, raw)
             return identity
-        identity = identity_key(parsed)
+        identity = identity_key(parsed, self.fold)
         self.counts["with_doi"] += bool(parsed.doi)
         self.parsed.setdefault(identity, parsed)
         self.raw.setdefault(identity, raw)
@@ -230,11 +232,13 @@ class _References:
 
 
 def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None = None,
-           skips: Skips | None = None, on_record: Callable[[int], None] | None = None) -> Ingested:
-    """Read, merge and resolve the works of `paths` (named in messages as `names`)."""
+           skips: Skips | None = None, on_record: Callable[[int], None] | None = None,
+           fold: SourceFolding | None = None) -> Ingested:
+    """Read, merge and resolve the works of `paths` (named in messages as `names`); `fold` maps source
+    names before references are keyed (`source.thesaurus`)."""
     skips = Skips() if skips is None else skips
     formats = formats or [None] * len(paths)
-    refs = _References()
+    refs = _References(fold)
     entries = []
     for entry in read_entries(paths, names, formats, skips, on_record):
         if entry.raw_references:   # parsed as read: an entry keeps identities, not raw strings
@@ -253,7 +257,7 @@ def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None
             cites[m.work_id] = source.referenced_ids
         else:
             cites[m.work_id] = [short_id(r) or r for r in source.referenced_ids]
-    resolved, counts = _resolve(merged, refs)
+    resolved, counts = _resolve(merged, refs, fold)
     bundle = _bundle(merged, cites, resolved)
     cited = _cited_table(refs, resolved, bundle.references)
     by_file = Counter(e.file for e in entries)
@@ -264,6 +268,15 @@ def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None
               "references": {**counts, "total": refs.counts["references"], "unparsed": refs.counts["unparsed"],
                              "with_doi": refs.counts["with_doi"], "unparsed_shown": refs.unparsed}}
     return Ingested(bundle, cited, _origins(merged), counts)
+
+
+def read_source_folding(path: str | Path) -> SourceFolding:
+    """`source.thesaurus` as the folding of source names (thesaurus.py reads it: either header,
+    chains followed, every problem a THESAURUS_INVALID naming its line; an empty target keeps a name)."""
+    from ..thesaurus import read
+    from .exports.references import normalize_raw
+
+    return SourceFolding({normalize_raw(name): target for name, target in read(path).items() if target})
 
 
 def resolve_with_openalex(found: Ingested, ids_for_dois: Callable[[list[str]], dict[str, str]]) -> Ingested:
@@ -295,15 +308,16 @@ def resolve_with_openalex(found: Ingested, ids_for_dois: Callable[[list[str]], d
     return Ingested(bundle, conform(renamed, SOURCE_REFS), found.origins, counts)
 
 
-def _resolve(merged: list[Merged], refs: _References) -> tuple[dict[str, str], dict[str, Any]]:
+def _resolve(merged: list[Merged], refs: _References,
+             fold: SourceFolding | None = None) -> tuple[dict[str, str], dict[str, Any]]:
     """Identity → work ID. A key written elsewhere with a fuller identity (a DOI, a volume and page)
     takes that one (`merge_identities`); it resolves to a work of the universe by DOI, else by key
     (`ReferenceResolver`); else it is a work of its own, ``REF:`` and a hash of the identity."""
     resolver = ReferenceResolver(
-        (m.work_id, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
-                              _abbrev(m), _first(m, "volume"), _first(m, "first_page"), m.work.get("doi")))
-        for m in merged)
-    fuller = merge_identities(p for p in refs.parsed.values() if p is not None)
+        ((m.work_id, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
+                               _abbrev(m), _first(m, "volume"), _first(m, "first_page"), m.work.get("doi"), fold))
+         for m in merged), fold)
+    fuller = merge_identities((p for p in refs.parsed.values() if p is not None), fold)
     out: dict[str, str] = {}
     methods: Counter = Counter()
     for identity, parsed in refs.parsed.items():
