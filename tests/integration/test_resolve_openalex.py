@@ -46,11 +46,14 @@ def test_cited_dois_take_their_openalex_ids_and_are_asked_once(shared_data, tmp_
     spec = {"source": {"kind": "files", "files": ["data/savedrecs.txt"], "resolve": "openalex"},
             "seed": {"all": True}, "chain": {"direction": "none"}, "networks": {"citation": {}}}
     (root / "config/research.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
+    plan = b2g("plan", "--json", "--workspace", str(root)).envelope["data"]   # priced before anything is asked
+    assert plan["source"] == "files" and plan["requests"]["list"] >= 1
     with OpenAlexTestServer(load_works(zips), retry_after=0) as server:
         env = {"B2G_OPENALEX_URL": server.url, "OPENALEX_API_KEY": "secret-test-key", **FAST}
         run = b2g("run", "--cores", "1", "--json", "seed", "--workspace", str(root), env=env)
         assert run.returncode == 0, run.stderr[-3000:]
         asked = len(server.requests())
+        assert 1 <= asked <= plan["requests"]["list"]      # DOI look-ups in batches, as the plan priced
         again = b2g("run", "--cores", "1", "--json", "seed", "--forcerun", "sources", "--workspace", str(root),
                     env=env)
         assert again.returncode == 0, again.stderr[-3000:]

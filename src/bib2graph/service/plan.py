@@ -33,11 +33,41 @@ def _stored_works(store: RawStore) -> dict[str, dict[str, Any]]:
     return works
 
 
+def _cited_dois(ws: Workspace, spec: dict[str, Any]) -> list[str]:
+    """The DOIs of cited works outside the source files: from the `sources` job's table when it is
+    there, else read from the files now (locally: nothing is asked)."""
+    import pandas as pd
+
+    table = ws.path("results/sources/cited.parquet")
+    if table.is_file():
+        cited = pd.read_parquet(table, columns=["work_id", "doi"])
+    else:
+        from ..sources.ingest import ingest
+
+        source = spec["source"]
+        cited = ingest([spec_mod.resolve_path(ws.root, f) for f in source["files"]], source["files"],
+                       [source["formats"].get(f) for f in source["files"]]).cited
+    return sorted(set(cited.loc[cited["work_id"].str.startswith("REF:"), "doi"].dropna()))
+
+
+def _files_plan(ws: Workspace, spec: dict[str, Any]) -> Result:
+    """A files source asks nothing, unless `source.resolve: openalex` looks up its cited DOIs."""
+    if spec["source"]["resolve"] != "openalex":
+        return Result(data={"workspace": ws.describe(), "source": "files", "requests": {}, "cost_usd": 0.0,
+                            "note": "a files source makes no requests"}, warnings=ws.warnings())
+    dois = _cited_dois(ws, spec)
+    lookups = plan_requests(dois=dois, per_page=spec["source"]["openalex"]["per_page"])
+    return Result(data={"workspace": ws.describe(), "source": "files", "requests": lookups.requests,
+                        "cost_usd": round(lookups.cost_usd, 6), "prices_usd_per_request": PRICES_USD,
+                        "note": f"source.resolve: openalex looks up {len(dois)} cited DOIs in batches of 100; "
+                                "answers already in the raw store are not asked again",
+                        "basis": {"cited_dois": len(dois)}}, warnings=ws.warnings())
+
+
 def make_plan(ws: Workspace) -> Result:
     spec = check_spec(ws)
     if spec["source"]["kind"] != "openalex":
-        return Result(data={"workspace": ws.describe(), "source": "files", "requests": {}, "cost_usd": 0.0,
-                            "note": "a files source makes no requests"}, warnings=ws.warnings())
+        return _files_plan(ws, spec)
     seed = spec["seed"]
     entries = [e for f in seed["files"] for e in read_seed_entries(spec_mod.resolve_path(ws.root, f))]
     ids = sorted({short_id(x) or x for x in seed["ids"]} | {e.work_id for e in entries if e.work_id})
