@@ -57,7 +57,7 @@ def _openalex_entries(path: Path, name: str, skips: Skips, start: int) -> Iterat
                     native_id=row["work_id"], work={k: row[k] for k in WORK_FIELDS},
                     authors=[strip(r) for r in rows["authorships"]],
                     affiliations=[strip(r) for r in rows["affiliations"]],
-                    terms=[strip(r) for r in rows["terms"]],
+                    terms=[(r["field"], r["term_id"], r["term"], r["score"]) for r in rows["terms"]],
                     referenced_ids=[r["referenced_id"] for r in rows["references"]],
                     volume=_text(biblio.get("volume")), first_page=_text(biblio.get("first_page")))
 
@@ -360,17 +360,16 @@ def _bundle(merged: list[Merged], cites: dict[str, list[str]], resolved: dict[st
         seen = set()
         for entry in m.entries:
             for row in entry.terms:
-                key = (row["field"], row["term_id"])
-                if key not in seen:
-                    seen.add(key)
-                    terms.append({"work_id": m.work_id, **row})
+                if row[:2] not in seen:
+                    seen.add(row[:2])
+                    terms.append((m.work_id, *row))
     affiliations = pd.DataFrame(affiliations, columns=list(AFFILIATIONS.columns))
     affiliations = affiliations.drop_duplicates(["work_id", "position", "institution_id"])
     return Bundle(works=conform(pd.DataFrame(works, columns=list(WORKS.columns)), WORKS),
                   authorships=conform(pd.DataFrame(authorships, columns=list(AUTHORSHIPS.columns)), AUTHORSHIPS),
                   affiliations=conform(affiliations, AFFILIATIONS),
                   references=conform(pd.DataFrame({"work_id": citing, "referenced_id": cited}), REFERENCES),
-                  terms=conform(pd.DataFrame(terms, columns=list(TERMS.columns)), TERMS))
+                  terms=conform(pd.DataFrame.from_records(terms, columns=list(TERMS.columns)), TERMS))
 
 
 def _cited_table(refs: _References, resolved: dict[str, str], references: pd.DataFrame) -> pd.DataFrame:

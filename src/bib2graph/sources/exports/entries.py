@@ -8,6 +8,7 @@ parsed and resolved once every work of the universe is known (ingest.py).
 from __future__ import annotations
 
 import hashlib
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +37,7 @@ class Entry:
     work: dict[str, Any]            # WORK_FIELDS
     authors: list[dict[str, Any]] = field(default_factory=list)        # authorship rows without work_id
     affiliations: list[dict[str, Any]] = field(default_factory=list)   # affiliation rows without work_id
-    terms: list[dict[str, Any]] = field(default_factory=list)          # term rows without work_id
+    terms: list[tuple] = field(default_factory=list)   # TERMS rows without work_id: (field, term_id, term, score)
     referenced_ids: list[str] = field(default_factory=list)            # OpenAlex: resolved already
     raw_references: list[tuple[str, int | None]] = field(default_factory=list)   # exports: (raw, line)
     parsed_references: bool = False   # referenced_ids hold the identities of raw_references (ingest.py)
@@ -85,17 +86,17 @@ def native_id(record: Record) -> str:
     return "REC:" + hashlib.sha1(basis.encode("utf-8")).hexdigest()[:12].upper()
 
 
-def _term_rows(field_name: str, terms: list[str]) -> list[dict[str, Any]]:
-    """Keyword rows, folded to lower case; our own bibliographies' cluster tags (``b2g:cluster-3``) read
-    back from a file are not keywords."""
+def _term_rows(field_name: str, terms: list[str]) -> list[tuple]:
+    """Keyword rows, folded to lower case and interned (a keyword recurs across thousands of records);
+    our own bibliographies' cluster tags (``b2g:cluster-3``) read back from a file are not keywords."""
     rows, seen = [], set()
     for term in terms:
         if term.startswith("b2g:"):
             continue
-        term_id = " ".join(term.casefold().split())
+        term_id = sys.intern(" ".join(term.casefold().split()))
         if term_id and term_id not in seen:
             seen.add(term_id)
-            rows.append({"field": field_name, "term_id": term_id, "term": " ".join(term.split()), "score": None})
+            rows.append((field_name, term_id, sys.intern(" ".join(term.split())), None))
     return rows
 
 
