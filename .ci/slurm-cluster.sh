@@ -9,7 +9,7 @@
 # `--slurm-status-command squeue`), so finished jobs stay known to slurmctld for MinJobAge (an hour).
 # The node is this machine as `slurmd -C` sees it (CPUs, sockets, memory), on 127.0.0.1, partition `ci`.
 # Meant for CI machines and throw-away VMs: it writes /etc/slurm/slurm.conf and refuses to replace one
-# it did not write. Recipe and timings: docs/slurm.md.
+# it did not write. What it is for: README, "On a SLURM cluster".
 set -euo pipefail
 
 SUDO=$([ "$(id -u)" -eq 0 ] || echo sudo)
