@@ -5,9 +5,9 @@ sbatch, and the networks must be byte for byte those of a local run.
 Run by `make test-slurm`, which starts a single-node cluster on this machine (.ci/slurm-cluster.sh);
 `make test` leaves this folder out (tests/conftest.py). The cluster has no accounting database, so jobs
 are followed with squeue (`--slurm-status-command squeue`; slurm.conf keeps finished jobs for an hour).
-Two network kinds instead of six: the full demo takes 2.5 min through SLURM (24 jobs of 6-11 s each,
-most of it Python starting twice per job), these two 1.3 min, and they still run every rule
-(cocitation needs the cited-works job) and two jobs of one rule side by side.
+Two network kinds instead of six: on a busy 2-core machine the full demo took 4 min through SLURM
+(24 jobs of 5-17 s each, most of it Python starting twice per job), these two 2.3 min, and they still
+run every rule (cocitation needs the cited-works job) and two jobs of one rule side by side.
 """
 
 from __future__ import annotations
