@@ -1,4 +1,5 @@
 # bib2graph: `make demo` runs the pipeline on the bundled corpus; `make test` runs the whole suite;
+# `make test-slurm` runs the demo through a real SLURM cluster on this machine;
 # `make bench` runs the benchmarks at small sizes (`.venv/bin/python benchmarks/run_all.py --full` for large ones).
 PYTHON ?= python3
 # The venv and Chromium install side by side: `make test` on a fresh machine waits for the slower one only.
@@ -6,8 +7,9 @@ MAKEFLAGS += -j2
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+SLURM_STAMP := $(VENV)/.slurm-stamp
 
-.PHONY: demo test fuzz bench gui chromium clean
+.PHONY: demo test test-slurm slurm-cluster fuzz bench gui chromium clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,6 +39,20 @@ chromium:
 	  SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium || { $$SUDO apt-get update && \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; }
+
+# The demo through a real SLURM cluster, checked against a local run (tests/slurm; not in `make test`).
+# The cluster is this machine alone (.ci/slurm-cluster.sh: Debian's packages through apt, sudo when not
+# root), started while the slurm extra installs, and left running: `.ci/slurm-cluster.sh stop` stops it.
+test-slurm: $(SLURM_STAMP) slurm-cluster
+	$(BIN)/python -m compileall -q src >/dev/null
+	$(BIN)/python -m pytest -q tests/slurm
+
+$(SLURM_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,slurm]'
+	touch $(SLURM_STAMP)
+
+slurm-cluster:
+	.ci/slurm-cluster.sh start
 
 # Generated inputs for the file readers, outside `make test`; B2G_FUZZ_EXAMPLES per harness (default 10000).
 fuzz: $(STAMP)

@@ -11,6 +11,9 @@ SHARED_DATA = ROOT.parent / "shared" / "data"
 DEMO_ZIP = ROOT / "src" / "bib2graph" / "data" / "synergy" / "Sep_2021" / "works_1.zip"
 DEMO_LABELS = DEMO_ZIP.with_name("labels.csv")
 
+# tests/slurm needs a SLURM cluster: `make test-slurm` starts one and runs it by path.
+collect_ignore = ["slurm"]
+
 
 def included_ids(labels: Path) -> list[str]:
     """The works a SYNERGY review finally included, as short OpenAlex IDs."""
