@@ -52,6 +52,10 @@ def _named(role: str, spec: dict[str, Any], paths: list[str], root: Path,
         return [(f"networks.{kind}.thesaurus", spec["networks"][kind]["thesaurus"])]
     if role == "source_thesaurus":
         return [("source.thesaurus", spec["source"]["thesaurus"])]
+    if role == "partition":   # below the snapshot folder, named as the spec's path leads to it
+        from ..sources.snapshot_layout import partition_file
+
+        return [("source.snapshot.path", (Path(spec["source"]["snapshot"]["path"]) / partition_file(kind)).as_posix())]
     return [(name, name) for name in (Path(p).relative_to(root).as_posix() for p in paths)]
 
 
@@ -124,6 +128,8 @@ def read_inputs(ws: Workspace, spec: dict[str, Any]) -> list[str]:
     known = dict(stored)
     seen: dict[str, list[dict[str, str]]] = {}
     for item in external_inputs(ws, spec):
+        if item.role == "partition":   # a snapshot's gigabytes are read once, by their own jobs
+            continue
         key = "|".join((__version__, item.role, item.name, str(item.format), str(strict), sha256_file(item.path)))
         if key not in known:
             skips = Skips(strict=strict)

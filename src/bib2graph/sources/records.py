@@ -229,9 +229,14 @@ def bundle_from_works(works: Iterable[Any], skips: Skips | None = None) -> Bundl
         updated = rows["works"][0]["updated_date"] or ""
         if wid not in chosen or updated > chosen[wid][0]:
             chosen[wid] = (updated, rows)
+    return bundle_from_rows(rows for _, rows in chosen.values())
+
+
+def bundle_from_rows(works: Iterable[dict[str, list[dict[str, Any]]]]) -> Bundle:
+    """The Bundle of the `work_rows` of distinct works."""
     tables: dict[str, list[dict[str, Any]]] = {name: [] for name in ("works", "authorships", "affiliations",
                                                                      "references", "terms")}
-    for _, rows in chosen.values():
+    for rows in works:
         for name, table_rows in rows.items():
             tables[name].extend(table_rows)
     schemas = {"works": WORKS, "authorships": AUTHORSHIPS, "affiliations": AFFILIATIONS,
