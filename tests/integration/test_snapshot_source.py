@@ -63,9 +63,11 @@ def test_a_truncated_partition_is_an_error_naming_the_file(built_demo, tmp_path)
     root, _ = _snapshot_workspace(built_demo, tmp_path / "review", dates=1, parts=1)
     damaged = next((root / "snapshot").rglob("part_000.gz"))
     damaged.write_bytes(damaged.read_bytes()[: damaged.stat().st_size // 2])
+    name = "snapshot/" + damaged.relative_to(root / "snapshot").as_posix()
+    check = b2g("validate", "--json", "--workspace", str(root)).envelope   # validate reads every partition
+    assert check["error"]["details"]["problems"][0]["path"] == name
     run = b2g("run", "networks", "--cores", "2", "--json", "--workspace", str(root))
     env = run.envelope
     assert env["ok"] is False and env["error"]["code"] == "FILE_CORRUPT"
-    assert env["error"]["details"]["file"] == "snapshot/data/works/updated_date=" + damaged.parent.name[13:] \
-        + "/part_000.gz"
+    assert env["error"]["details"]["file"] == name
     assert "truncated" in env["error"]["message"]
