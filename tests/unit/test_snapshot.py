@@ -44,7 +44,8 @@ def test_partitions_come_from_the_manifest_else_the_files(tmp_path):
 def test_a_partition_is_selected_by_year_and_the_latest_record_of_a_work_wins(tmp_path):
     old = write_partition(tmp_path, "2024-01-01", 0, [_work(1, 2019, "2024-01-01", 5), _work(2, 2010, "2024-01-01"),
                                                       _work(3, 2020, "2024-01-01", 7)])
-    new = write_partition(tmp_path, "2024-02-01", 0, [_work(1, 2019, "2024-02-01", 6), {"no": "id"}])
+    new = write_partition(tmp_path, "2024-02-01", 0, [_work(1, 2019, "2024-02-01", 6), {"no": "id"},
+                                                      _work(1, 2019, "2024-01-15", 9)])   # older: passed over
     selection = {"year_min": 2015, "year_max": None}
     read = []
     for path in (old, new):
@@ -56,6 +57,7 @@ def test_a_partition_is_selected_by_year_and_the_latest_record_of_a_work_wins(tm
         write_table(origins, ORIGINS, folder / "origins.parquet")
         read.append((path.parent.name, folder, counts))
     assert read[0][2] == {"records": 3, "works": 2, "outside_selection": 1, "duplicates": 0}
+    assert read[1][2] == {"records": 2, "works": 1, "outside_selection": 0, "duplicates": 1}
     bundle, cited, origins, counts = gather([(key, folder) for key, folder, _ in read])
     assert dict(zip(bundle.works["work_id"], bundle.works["cited_by_count"])) == {"W1": 6, "W3": 7}
     assert list(bundle.authorships["work_id"]) == ["W1", "W3"] and cited.empty
