@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from bib2graph.sources.snapshot_layout import partitions
 from bib2graph.spec import resolve_path
 from tests.snapshot_builder import replicate, synergy_works, write_manifest, write_partition, write_snapshot
 
@@ -57,6 +58,12 @@ def test_snapshot_equals_files_source_and_a_new_partition_reruns_only_its_jobs(b
     assert len(universe) == len(works) + 2
     for work in again:
         assert universe.loc[work["id"].rsplit("/", 1)[1], "cited_by_count"] == work["cited_by_count"]
+    status = b2g("status", "--json", "--workspace", str(root)).envelope["data"]   # the registry's jobs are Snakemake's
+    jobs = {j["job"]: j["state"] for j in status["jobs"]}
+    assert {job for job in jobs if job.startswith("snapshot_part:")} == {
+        f"snapshot_part:{key}" for key in partitions(root / "snapshot")}
+    assert {job for job, state in jobs.items() if state != "complete"} == {   # `run corpus` stopped there
+        job for job in jobs if job.split(":")[0] in ("network", "layout", "export", "report")}
 
 
 def test_a_truncated_partition_is_an_error_naming_the_file(built_demo, tmp_path):
