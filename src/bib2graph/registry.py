@@ -4,8 +4,9 @@ The workflow's rules take their inputs, outputs and params from here; `b2g statu
 preflight, snapshots and the manifests ask the same functions. A file therefore cannot be an input in
 one place and invisible in another, and every job's manifest lists exactly what the rule declares.
 
-    [snapshot_part:{part} ─►] [sources ─►] seed ─► chain ─► corpus ─► network:{kind} ─► layout:{kind} ─► export:{kind}
-                                                                    └───────────────────────► report (also reads the layouts)
+    [snapshot_part:{part} ─►] [sources ─►] seed ─► chain ─► corpus ─► network:{kind} ─► layout:{kind}
+                                                                    │                        ─► export:{kind}
+                                                                    └─► report (also reads the layouts)
 
 `sources` (with `source.kind: files`) reads the source files once, of whatever format, merges the
 works several files hold and resolves their cited references (sources/ingest.py); seed, chain and cited
@@ -18,8 +19,9 @@ dated partition adds one job, and the others' outputs stay as they are.
 metadata of the works the pool cites, so that co-citation nodes outside the corpus get readable
 labels; it reads the pool, not the corpus, so curation never re-runs it.
 
-Paths are relative to the workspace root; per-kind paths hold ``{kind}``, per-partition ones ``{part}``. Files outside `results/`
-(the spec's source, seed and thesaurus files, `config/curation.tsv`, the monitor's pending works)
+Paths are relative to the workspace root; per-kind paths hold ``{kind}``, per-partition ones ``{part}``.
+Files outside `results/` (the spec's source, seed and thesaurus files, the snapshot's partitions,
+`config/curation.tsv`, the monitor's pending works)
 are the review's *external* inputs: they must exist before a job starts (the preflight checks them).
 """
 

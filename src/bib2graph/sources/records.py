@@ -85,6 +85,10 @@ def work_doi(work: dict[str, Any]) -> str | None:
     return normalize_doi(_text(work.get("doi")) or _text(_dict(work.get("ids")).get("doi")))
 
 
+def work_year(work: dict[str, Any]) -> int | None:
+    return _int(work.get("publication_year"))
+
+
 def work_title(work: dict[str, Any]) -> str | None:
     return _text(work.get("title")) or _text(work.get("display_name"))
 
@@ -157,7 +161,7 @@ def work_rows(work: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
             "work_id": wid,
             "doi": work_doi(work),
             "title": work_title(work),
-            "year": _int(work.get("publication_year")),
+            "year": work_year(work),
             "publication_date": _text(work.get("publication_date")),
             "type": _text(work.get("type")),
             "language": _text(work.get("language")),

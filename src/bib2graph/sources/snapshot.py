@@ -22,7 +22,7 @@ from ..tables import BUNDLE_TABLES, ORIGINS, SOURCE_REFS, Bundle, conform, empty
 from .exports.entries import WORK_FIELDS
 from .exports.readers import OPENALEX_JSON
 from .files import read_jsonl_gz
-from .records import bundle_from_rows, work_rows
+from .records import bundle_from_rows, work_rows, work_year
 
 
 def _selected(year: int | None, selection: dict[str, Any]) -> bool:
@@ -48,11 +48,11 @@ def read_partition(path: str | Path, name: str, selection: dict[str, Any],
     records = outside = 0
     for line, work in read_jsonl_gz(path, name, skips):
         records += 1
-        rows = work_rows(work)   # never None: the reader passed over works without a usable ID
-        row = rows["works"][0]
-        if not _selected(row["year"], selection):
+        if not _selected(work_year(work), selection):   # before the rows: most of a partition may be left out
             outside += 1
             continue
+        rows = work_rows(work)   # never None: the reader passed over works without a usable ID
+        row = rows["works"][0]
         updated = row["updated_date"] or ""
         if row["work_id"] not in chosen or updated > chosen[row["work_id"]][0]:
             chosen[row["work_id"]] = (updated, line, rows)
