@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from bib2graph.sources.snapshot_layout import partitions
@@ -15,6 +16,7 @@ from tests.snapshot_builder import replicate, synergy_works, write_manifest, wri
 from .conftest import copy_workspace, keep_networks
 from .helpers import b2g, ran_jobs
 
+pytestmark = pytest.mark.integration
 KINDS = ("citation", "coupling")
 COMPARED = ["results/seed/seeds.parquet", "results/chain/candidates.parquet", "results/corpus/screening.parquet",
             *[f"results/corpus/{name}.parquet" for name in ("works", "authorships", "affiliations", "references",
