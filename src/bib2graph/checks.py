@@ -22,7 +22,25 @@ def _spec_error(message: str, place: str, code: str = "SPEC_INVALID") -> SpecErr
     return SpecError(message, code=code, details={"key": place.rsplit(".", 1)[-1], "place": place})
 
 
+def _snapshot(source: dict[str, Any]) -> None:
+    """A snapshot source needs its folder (checked where the job is given it) and a year range that is one."""
+    snapshot = source.get("snapshot", {})
+    if source["kind"] == "snapshot" and "path" in snapshot and not snapshot["path"]:
+        raise _spec_error("source.snapshot.path is not set: give the folder holding the snapshot's data/works/",
+                          "source.snapshot.path")
+    low, high = snapshot.get("year_min"), snapshot.get("year_max")
+    if source["kind"] == "snapshot" and low is not None and high is not None and low > high:
+        raise _spec_error(f"source.snapshot.year_min ({low}) is after source.snapshot.year_max ({high}): no work "
+                          "could be selected", "source.snapshot.year_min")
+
+
 def _source(source: dict[str, Any]) -> None:
+    _snapshot(source)
+    if source["kind"] == "snapshot":
+        if source.get("files"):
+            raise _spec_error("source.files is read only with `source.kind: files`; a snapshot is read from "
+                              "source.snapshot.path", "source.files")
+        return
     if source["kind"] == "files" and not source["files"]:
         raise _spec_error("source.files is empty: list the files that form the universe (OpenAlex works "
                           ".json/.jsonl/.zip, or Web of Science, Scopus, Lens, RIS, BibTeX exports), or use "
@@ -41,8 +59,9 @@ def _seed(params: dict[str, Any]) -> None:
     _source(source)
     if not (seed["ids"] or seed["dois"] or seed["query"] or seed["files"] or seed.get("all")):
         raise _spec_error("no seeds: give seed.ids, seed.dois, seed.files, seed.query or seed.all", "seed")
-    if seed.get("all") and source["kind"] != "files":
-        raise _spec_error("seed.all makes every work of source.files a seed and needs `source.kind: files`",
+    if seed.get("all") and source["kind"] not in ("files", "snapshot"):
+        raise _spec_error("seed.all makes every work of the universe a seed and needs `source.kind: files` "
+                          "or `snapshot`",
                           "seed.all", code="SPEC_UNSUPPORTED")
     if seed["query"] is not None and not seed["query"].strip():
         raise _spec_error("seed.query is empty; remove it or write a search", "seed.query")
@@ -77,6 +96,7 @@ def _network(params: dict[str, Any]) -> None:
 
 CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "cited": _chain, "sources": lambda params: _source({"kind": "files", **params["source"]}),
+    "snapshot_part": lambda params: _source(params["source"]),
     "seed": _seed, "chain": _chain, "corpus": _filter, "network": _network,
     "layout": lambda params: None, "export": lambda params: None, "report": lambda params: None,
 }

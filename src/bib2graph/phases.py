@@ -43,8 +43,34 @@ def open_source(source: dict[str, Any], universe: list[str], skips: Skips):
     return FileUniverse(Bundle.read(_folder(universe)), read_table(cited, SOURCE_REFS))
 
 
+def run_snapshot_part(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    """The selected works of one partition of the OpenAlex snapshot, as bundle tables and origins."""
+    from .sources.snapshot import read_partition
+
+    path = inp["partition"][0]
+    bundle, origins, counts = read_partition(path, path, spec["source"]["snapshot"], skips)
+    bundle.write(_folder(out["tables"]))
+    write_table(origins, ORIGINS, next(p for p in out["tables"] if p.endswith("/origins.parquet")))
+    return {"partition": kind, **counts}
+
+
+def _gather_snapshot(inp: Named, out: Named) -> dict[str, Any]:
+    """The partitions' tables gathered into the universe; a work in several keeps its latest record."""
+    from .sources.snapshot import gather
+
+    folders = sorted({Path(p).parent for p in inp.get("parts", [])})
+    bundle, cited, origins, counts = gather([(folder.name, folder) for folder in folders])
+    bundle.write(_folder(out["tables"]))
+    write_table(cited, SOURCE_REFS, out["cited"])
+    write_table(origins, ORIGINS, out["origins"])
+    return counts
+
+
 def run_sources(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
-    """Read every source file once, merge the works several hold, resolve cited references."""
+    """Read every source file once, merge the works several hold, resolve cited references (a
+    snapshot: gather its partitions)."""
+    if spec["source"].get("kind") == "snapshot":   # a files source's params name no kind
+        return _gather_snapshot(inp, out)
     from .sources.ingest import ingest
 
     from .progress import counting
@@ -278,7 +304,7 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
 
 
 PHASES: dict[str, Callable[..., dict[str, Any]]] = {
-    "sources": run_sources, "cited": run_cited,
+    "snapshot_part": run_snapshot_part, "sources": run_sources, "cited": run_cited,
     "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network,
     "layout": run_layout, "export": run_export, "report": run_report,
 }

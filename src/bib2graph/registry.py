@@ -4,19 +4,24 @@ The workflow's rules take their inputs, outputs and params from here; `b2g statu
 preflight, snapshots and the manifests ask the same functions. A file therefore cannot be an input in
 one place and invisible in another, and every job's manifest lists exactly what the rule declares.
 
-    [sources ─►] seed ─► chain ─► corpus ─► network:{kind} ─► layout:{kind} ─► export:{kind}
-                                          └──────────────────────────────► report (also reads the layouts)
+    [snapshot_part:{part} ─►] [sources ─►] seed ─► chain ─► corpus ─► network:{kind} ─► layout:{kind}
+                                                                    │                        ─► export:{kind}
+                                                                    └─► report (also reads the layouts)
 
-`sources` (only with `source.kind: files`) reads the source files once, of whatever format, merges the
+`sources` (with `source.kind: files`) reads the source files once, of whatever format, merges the
 works several files hold and resolves their cited references (sources/ingest.py); seed, chain and cited
-read its tables, never the files themselves.
+read its tables, never the files themselves. With `source.kind: snapshot` one `snapshot_part` job reads
+each partition of the OpenAlex snapshot (the scatter; the partitions are listed from the snapshot folder,
+sources/snapshot_layout.py) and `sources` gathers them into the same tables (sources/snapshot.py): a new
+dated partition adds one job, and the others' outputs stay as they are.
 
 `cited` (chain ─► cited ─► network:cocitation; only with a co-citation network) collects the
 metadata of the works the pool cites, so that co-citation nodes outside the corpus get readable
 labels; it reads the pool, not the corpus, so curation never re-runs it.
 
-Paths are relative to the workspace root; per-kind paths hold ``{kind}``. Files outside `results/`
-(the spec's source, seed and thesaurus files, `config/curation.tsv`, the monitor's pending works)
+Paths are relative to the workspace root; per-kind paths hold ``{kind}``, per-partition ones ``{part}``.
+Files outside `results/` (the spec's source, seed and thesaurus files, the snapshot's partitions,
+`config/curation.tsv`, the monitor's pending works)
 are the review's *external* inputs: they must exist before a job starts (the preflight checks them).
 """
 
@@ -68,6 +73,12 @@ class Rule:
     spec_keys: tuple[str, ...] = ()
     per_kind: bool = False
     wanted: Callable[[dict], bool] = lambda _spec: True   # whether the spec asks for this job at all
+    per_part: bool = False          # one job per partition of the OpenAlex snapshot (wildcard `part`)
+
+    @property
+    def wildcard(self) -> str | None:
+        """The name of the rule's one wildcard: `kind`, `part`, or None."""
+        return "kind" if self.per_kind else "part" if self.per_part else None
 
 
 SOURCES = "results/sources"
@@ -81,6 +92,33 @@ def _sources_out(_spec):
 
 def _files_source(spec: dict) -> bool:
     return spec["source"]["kind"] == "files"
+
+
+def _snapshot_source(spec: dict) -> bool:
+    return spec["source"]["kind"] == "snapshot"
+
+
+def _universe_source(spec: dict) -> bool:
+    """Whether the `sources` job writes the universe seed and chain read (files or snapshot)."""
+    return spec["source"]["kind"] in ("files", "snapshot")
+
+
+SNAPSHOT_PART = "results/snapshot/{part}"
+SNAPSHOT_PART_TABLES = BUNDLE + ("origins",)
+
+
+def _snapshot_part_out(_spec):
+    return {"tables": [f"{SNAPSHOT_PART}/{name}.parquet" for name in SNAPSHOT_PART_TABLES],
+            "manifest": f"{SNAPSHOT_PART}/manifest.json"}
+
+
+def partitions(spec: dict, root: str | Path = ".") -> list[str]:
+    """The keys of the snapshot's partitions (`2024-01-01.part_000`), oldest first; none without a snapshot."""
+    if not _snapshot_source(spec):
+        return []
+    from .sources.snapshot_layout import partitions as listed
+
+    return listed(resolve_path(root, spec["source"]["snapshot"]["path"]))
 
 
 def _seed_out(_spec):
@@ -137,7 +175,9 @@ _TABLES = {"results/seed/seeds.parquet": "seeds", f"{SOURCES}/cited.parquet": "s
            **{f"results/{folder}/{name}.parquet": name for folder in ("chain/pool", "corpus") for name in BUNDLE}}
 
 RULES: dict[str, Rule] = {rule.name: rule for rule in (
-    Rule("sources", "seed", _sources_out, ("source", "strict"), wanted=_files_source),
+    Rule("snapshot_part", "seed", _snapshot_part_out, ("source", "strict"), wanted=_snapshot_source,
+         per_part=True),
+    Rule("sources", "seed", _sources_out, ("source", "strict"), wanted=_universe_source),
     Rule("seed", "seed", _seed_out, ("seed", "source", "strict")),
     Rule("chain", "chain", _chain_out, ("chain", "source", "strict")),
     Rule("cited", "chain", _cited_out, ("labels", "source", "strict"), wanted=_cited_wanted),
@@ -168,6 +208,12 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
     def paths(values):
         return [str(resolve_path(root, v)) for v in values]
 
+    if rule == "snapshot_part":
+        from .sources.snapshot_layout import partition_file
+
+        return {"partition": paths([str(Path(spec["source"]["snapshot"]["path"]) / partition_file(kind))])}
+    if rule == "sources" and _snapshot_source(spec):
+        return {}
     if rule == "sources":
         folding = spec["source"]["thesaurus"]
         return {"sources": paths(spec["source"]["files"]), "source_thesaurus": paths([folding]) if folding else []}
@@ -191,7 +237,10 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
     if rule == "network" and kind == "cocitation":
         found["cited"] = CITED_WORKS
     if rule in ("seed", "chain") or (rule == "cited" and spec["labels"]["fetch"]):
-        found["universe"] = list(SOURCE_TABLES) if _files_source(spec) else []
+        found["universe"] = list(SOURCE_TABLES) if _universe_source(spec) else []
+    if rule == "sources" and _snapshot_source(spec):
+        found["parts"] = [f"{SNAPSHOT_PART}/{name}.parquet".format(part=part)
+                          for part in partitions(spec, root) for name in SNAPSHOT_PART_TABLES]
     if rule == "chain":
         found["seeds"] = "results/seed/seeds.parquet"
     elif rule == "corpus":
@@ -225,11 +274,13 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
 
 
 def outputs(spec: dict, rule: str, kind: str | None = None) -> dict[str, Any]:
-    """A job's named outputs; with `kind` None a per-kind rule keeps its `{kind}` templates."""
+    """A job's named outputs; `kind` is the value of the rule's wildcard (a network kind, a partition),
+    and with None a rule keeps its `{kind}` or `{part}` templates."""
     named = RULES[rule].outputs(spec)
     if kind is None:
         return named
-    return {k: [p.format(kind=kind) for p in v] if isinstance(v, list) else v.format(kind=kind)
+    value = {RULES[rule].wildcard: kind}
+    return {k: [p.format(**value) for p in v] if isinstance(v, list) else v.format(**value)
             for k, v in named.items()}
 
 
@@ -238,6 +289,9 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
     if rule == "network":
         return canonical_json({"network": spec["networks"][kind], "communities": spec["communities"],
                                "kind": kind})
+    if rule in ("sources", "snapshot_part") and _snapshot_source(spec):   # the selection, not where it lies
+        selection = {k: v for k, v in spec["source"]["snapshot"].items() if k != "path"}
+        return canonical_json({"source": {"kind": "snapshot", "snapshot": selection}, "strict": spec["strict"]})
     if rule == "sources":   # what the files are, not how OpenAlex would be asked
         source = spec["source"]
         asked = {"openalex": source["openalex"]} if source["resolve"] == "openalex" else {}
@@ -271,7 +325,8 @@ def flat(named: dict[str, Any]) -> list[str]:
 
 @dataclass(frozen=True)
 class Job:
-    """One job of the DAG: `network:coupling`, `export:keywords`, `corpus`, …"""
+    """One job of the DAG: `network:coupling`, `export:keywords`, `snapshot_part:2024-01-01.part_000`,
+    `corpus`, …; `kind` is the value of the rule's wildcard (a network kind or a partition key)."""
 
     name: str
     rule: str
@@ -286,12 +341,13 @@ class Job:
 
 
 def jobs(spec: dict, root: str | Path = ".") -> list[Job]:
-    """Every job the spec asks for, in DAG order (per-kind jobs by kind)."""
+    """Every job the spec asks for, in DAG order (per-kind jobs by kind, per-partition ones oldest first)."""
     found = []
     for rule in RULES.values():
         if not rule.wanted(spec):
             continue
-        for kind in kinds(spec) if rule.per_kind else [None]:
+        values = kinds(spec) if rule.per_kind else partitions(spec, root) if rule.per_part else [None]
+        for kind in values:
             name = f"{rule.name}:{kind}" if kind else rule.name
             found.append(Job(name, rule.name, kind, inputs(spec, rule.name, kind, root),
                              outputs(spec, rule.name, kind), params(spec, rule.name, kind)))

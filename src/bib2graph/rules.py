@@ -30,7 +30,7 @@ def _named(io: Any) -> dict[str, Any]:
 
 
 def _dispatch(smk: Any) -> dict[str, Any]:
-    kind = getattr(smk.wildcards, "kind", None)
+    kind = getattr(smk.wildcards, "kind", None) or getattr(smk.wildcards, "part", None)
     return phases.run(smk.rule, kind, smk.params.spec, _named(smk.input), _named(smk.output))
 
 

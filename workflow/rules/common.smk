@@ -9,20 +9,26 @@ from bib2graph import spec as b2g_spec
 SPEC = b2g_spec.validate(config)
 KINDS = registry.kinds(SPEC)
 PHASE_SCRIPT = "../scripts/phase.py"
+from bib2graph.sources.snapshot_layout import KEY_PATTERN as SNAPSHOT_KEY
 
 
 def outputs(rule):
     return registry.outputs(SPEC, rule)
 
 
+def wildcard(wildcards):
+    """The value of a job's one wildcard (a network kind or a snapshot partition), or None."""
+    return getattr(wildcards, "kind", None) or getattr(wildcards, "part", None)
+
+
 def inputs(rule):
     """An input function: the job's named inputs (upstream artifacts and external files)."""
-    return lambda wildcards: registry.inputs(SPEC, rule, getattr(wildcards, "kind", None))
+    return lambda wildcards: registry.inputs(SPEC, rule, wildcard(wildcards))
 
 
 def params(rule):
     """The canonical JSON of the spec the job is given: it re-runs exactly when this text changes."""
-    return lambda wildcards: registry.params(SPEC, rule, getattr(wildcards, "kind", None))
+    return lambda wildcards: registry.params(SPEC, rule, wildcard(wildcards))
 
 
 def log(rule, suffix=""):

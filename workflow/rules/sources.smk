@@ -1,4 +1,5 @@
-# Only with `source.kind: files`: the source files read once, merged and their references resolved.
+# With `source.kind: files`: the source files read once, merged and their references resolved; with
+# `source.kind: snapshot`: the snapshot's partitions (snapshot.smk) gathered into the same tables.
 if registry.RULES["sources"].wanted(SPEC):
 
     rule sources:

@@ -52,6 +52,10 @@ def _named(role: str, spec: dict[str, Any], paths: list[str], root: Path,
         return [(f"networks.{kind}.thesaurus", spec["networks"][kind]["thesaurus"])]
     if role == "source_thesaurus":
         return [("source.thesaurus", spec["source"]["thesaurus"])]
+    if role == "partition":   # below the snapshot folder, named as the spec's path leads to it
+        from ..sources.snapshot_layout import partition_file
+
+        return [("source.snapshot.path", (Path(spec["source"]["snapshot"]["path"]) / partition_file(kind)).as_posix())]
     return [(name, name) for name in (Path(p).relative_to(root).as_posix() for p in paths)]
 
 
@@ -86,7 +90,7 @@ def check_present(ws: Workspace, spec: dict[str, Any]) -> None:
 
 
 def _reader(role: str) -> Callable[[ExternalInput, Skips], Any]:
-    from ..sources.files import read_seed_entries
+    from ..sources.files import read_jsonl_gz, read_seed_entries
     from ..sources.ingest import read_entries, read_source_folding
     from ..thesaurus import read_thesaurus
 
@@ -97,6 +101,7 @@ def _reader(role: str) -> Callable[[ExternalInput, Skips], Any]:
         "source_thesaurus": lambda i, skips: read_source_folding(i.path),
         "curation": lambda i, skips: curation.read(i.path),
         "pending": lambda i, skips: monitor.read_pending_file(i.path),
+        "partition": lambda i, skips: sum(1 for _ in read_jsonl_gz(i.path, i.name, skips)),
     }[role]
 
 
@@ -124,6 +129,8 @@ def read_inputs(ws: Workspace, spec: dict[str, Any]) -> list[str]:
     known = dict(stored)
     seen: dict[str, list[dict[str, str]]] = {}
     for item in external_inputs(ws, spec):
+        if item.role == "partition":   # a snapshot's gigabytes are read once, by their own jobs (validate reads them)
+            continue
         key = "|".join((__version__, item.role, item.name, str(item.format), str(strict), sha256_file(item.path)))
         if key not in known:
             skips = Skips(strict=strict)

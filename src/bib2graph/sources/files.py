@@ -99,6 +99,16 @@ def read_work_objects(path: str | Path, name: str | None = None,
         skips.add(name, "", "holds no works (no JSON object with a usable `id`)")
 
 
+def read_jsonl_gz(path: str | Path, name: str, skips: Skips) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, Work object) of a gzipped JSON Lines file whatever its name ends in (the OpenAlex snapshot's
+    `part_NNN.gz`), read and checked as a `.jsonl.gz` works file is: damage is a DataError naming `name`."""
+    part = _Part(name)
+    with _readable(part), Path(path).open("rb") as stream:
+        for found, place, item, escaped in _stream_items(part, ".jsonl.gz", stream, skips):
+            if _accepted(found, place, item, escaped, skips):
+                yield int(place.rsplit(" ", 1)[1]), item
+
+
 def _items(path: Path, name: str, skips: Skips) -> Iterator[tuple[_Part, str, Any, bool]]:
     """(part, place, parsed value, whether its text held a surrogate escape) for every record."""
     lowered, part = path.name.lower(), _Part(name)

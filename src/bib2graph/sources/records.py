@@ -85,6 +85,10 @@ def work_doi(work: dict[str, Any]) -> str | None:
     return normalize_doi(_text(work.get("doi")) or _text(_dict(work.get("ids")).get("doi")))
 
 
+def work_year(work: dict[str, Any]) -> int | None:
+    return _int(work.get("publication_year"))
+
+
 def work_title(work: dict[str, Any]) -> str | None:
     return _text(work.get("title")) or _text(work.get("display_name"))
 
@@ -157,7 +161,7 @@ def work_rows(work: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
             "work_id": wid,
             "doi": work_doi(work),
             "title": work_title(work),
-            "year": _int(work.get("publication_year")),
+            "year": work_year(work),
             "publication_date": _text(work.get("publication_date")),
             "type": _text(work.get("type")),
             "language": _text(work.get("language")),
@@ -229,9 +233,14 @@ def bundle_from_works(works: Iterable[Any], skips: Skips | None = None) -> Bundl
         updated = rows["works"][0]["updated_date"] or ""
         if wid not in chosen or updated > chosen[wid][0]:
             chosen[wid] = (updated, rows)
+    return bundle_from_rows(rows for _, rows in chosen.values())
+
+
+def bundle_from_rows(works: Iterable[dict[str, list[dict[str, Any]]]]) -> Bundle:
+    """The Bundle of the `work_rows` of distinct works."""
     tables: dict[str, list[dict[str, Any]]] = {name: [] for name in ("works", "authorships", "affiliations",
                                                                      "references", "terms")}
-    for _, rows in chosen.values():
+    for rows in works:
         for name, table_rows in rows.items():
             tables[name].extend(table_rows)
     schemas = {"works": WORKS, "authorships": AUTHORSHIPS, "affiliations": AFFILIATIONS,

@@ -1,0 +1,117 @@
+"""A synthetic OpenAlex works snapshot, in OpenAlex's layout, from real Work objects (the SYNERGY works).
+
+    <folder>/data/works/updated_date=YYYY-MM-DD/part_NNN.gz   gzipped JSON Lines, one Work a line
+    <folder>/data/works/manifest                            {"entries": [{"url": "s3://openalex/…",
+                                                              "meta": {"content_length", "record_count"}}],
+                                                             "meta": {"content_length", "record_count"}}
+
+Works go to dated partitions in the order of their `updated_date` (each partition dated by its newest work,
+as an incrementally synced snapshot is), Work objects unchanged, so a files source on the same objects is
+the reference. `replicate` grows a set of works to N with new IDs, DOIs and titles (so that no merge rule
+joins a copy to its original) and citations: a copy cites the copies of its original's references, plus a
+few works of earlier copies. Used by tests/integration/test_snapshot_source.py and benchmarks/.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import gzip
+import json
+import random
+from pathlib import Path
+from typing import Any, Iterable
+
+from bib2graph.sources.files import read_work_objects
+from bib2graph.sources.snapshot_layout import MANIFEST, WORKS, partition_key
+
+SYNERGY = Path("/work/shared/data/synergy")
+
+
+def synergy_works(*paths: str | Path) -> list[dict[str, Any]]:
+    """The Work objects of SYNERGY works zips (default: every review under /work/shared/data/synergy)."""
+    files = [Path(p) for p in paths] or sorted(SYNERGY.glob("*/works_*.zip"))
+    return [work for path in files for work in read_work_objects(path)]
+
+
+def _date(work: dict[str, Any]) -> str:
+    return (work.get("updated_date") or "2023-01-01")[:10]
+
+
+def write_partition(folder: str | Path, date: str, part: int, works: Iterable[dict[str, Any]]) -> Path:
+    """One partition file (byte-stable: gzip without a timestamp)."""
+    path = Path(folder) / WORKS / f"updated_date={date}" / f"part_{part:03d}.gz"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
+        for work in works:
+            out.write(json.dumps(work, ensure_ascii=False).encode("utf-8") + b"\n")
+    return path
+
+
+def write_manifest(folder: str | Path) -> Path:
+    """data/works/manifest listing every partition file of `folder`, as OpenAlex writes it."""
+    folder = Path(folder)
+    entries = []
+    for path in sorted(folder.glob(f"{WORKS}/updated_date=*/part_*.gz")):
+        relative = path.relative_to(folder).as_posix()
+        if partition_key(relative):
+            with gzip.open(path, "rb") as stream:
+                records = sum(1 for _ in stream)
+            entries.append({"url": f"s3://openalex/{relative}",
+                            "meta": {"content_length": path.stat().st_size, "record_count": records}})
+    meta = {"content_length": sum(e["meta"]["content_length"] for e in entries),
+            "record_count": sum(e["meta"]["record_count"] for e in entries)}
+    path = folder / MANIFEST
+    path.write_text(json.dumps({"entries": entries, "meta": meta}, indent=1), encoding="utf-8")
+    return path
+
+
+def write_snapshot(folder: str | Path, works: list[dict[str, Any]], dates: int = 3, parts: int = 1,
+                   manifest: bool = True) -> list[Path]:
+    """`works` in `dates` dated partitions of `parts` files each, oldest `updated_date` first."""
+    ordered = sorted(works, key=lambda w: (_date(w), w["id"]))
+    size = -(-len(ordered) // dates)
+    written, last = [], ""
+    for start in range(0, len(ordered), size):
+        chunk = ordered[start:start + size]
+        date = max(_date(chunk[-1]), _next_day(last) if last else "")
+        last = date
+        step = -(-len(chunk) // parts)
+        for part, first in enumerate(range(0, len(chunk), step)):
+            written.append(write_partition(folder, date, part, chunk[first:first + step]))
+    if manifest:
+        write_manifest(folder)
+    return written
+
+
+def _next_day(date: str) -> str:
+    return (dt.date.fromisoformat(date) + dt.timedelta(days=1)).isoformat()
+
+
+def replicate(works: list[dict[str, Any]], n: int, seed: int = 0, cross: int = 3) -> list[dict[str, Any]]:
+    """`works` and copies of them up to `n` works: copy k of W123 is a new work (ID, DOI and title marked
+    with k) citing the copies k of its original's references and `cross` works of earlier copies."""
+    rng = random.Random(seed)
+    out = list(works[:n])
+    ids = [w["id"].rsplit("/", 1)[-1] for w in works]
+    copy_no = 0
+    while len(out) < n:
+        copy_no += 1
+        renamed = {old: f"W{9_000_000_000 + copy_no * 10_000_000 + i}" for i, old in enumerate(ids)}
+        earlier = [w["id"] for w in out[-50_000:]]
+        for original in works:
+            if len(out) >= n:
+                break
+            work = copy.deepcopy(original)
+            new_id = renamed[original["id"].rsplit("/", 1)[-1]]
+            work["id"] = f"https://openalex.org/{new_id}"
+            work.pop("ids", None)
+            if work.get("doi"):
+                work["doi"] = f"https://doi.org/10.5555/b2g.{copy_no}.{new_id.lower()}"
+            if isinstance(work.get("title"), str):
+                work["title"] = work["display_name"] = f"{work['title']} (copy {copy_no})"
+            refs = [renamed.get(r.rsplit("/", 1)[-1], r.rsplit("/", 1)[-1]) for r in work.get("referenced_works") or []]
+            refs += [e.rsplit("/", 1)[-1] for e in rng.sample(earlier, min(cross, len(earlier)))]
+            work["referenced_works"] = [f"https://openalex.org/{r}" for r in dict.fromkeys(refs)]
+            out.append(work)
+    return out

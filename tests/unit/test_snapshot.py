@@ -1,0 +1,92 @@
+"""The OpenAlex snapshot source's pieces: the partitions it lists, a partition read and selected, the
+gather's latest-record rule, and the checks and jobs a snapshot spec gives."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bib2graph import checks, registry
+from bib2graph.errors import DataError, SpecError
+from bib2graph.skips import Skips
+from bib2graph.sources.snapshot import gather, read_partition
+from bib2graph.sources.snapshot_layout import partition_file, partitions
+from bib2graph.spec import validate
+from tests.snapshot_builder import write_manifest, write_partition
+
+
+def _work(n: int, year: int, updated: str, cites: int = 0) -> dict:
+    return {"id": f"https://openalex.org/W{n}", "title": f"Work {n}", "publication_year": year,
+            "updated_date": updated, "cited_by_count": cites,
+            "referenced_works": [f"https://openalex.org/W{n + 100}"],
+            "authorships": [{"author": {"id": f"https://openalex.org/A{n}", "display_name": f"Author {n}"}}]}
+
+
+def test_partitions_come_from_the_manifest_else_the_files(tmp_path):
+    write_partition(tmp_path, "2024-02-01", 0, [_work(1, 2020, "2024-02-01")])
+    write_partition(tmp_path, "2024-01-01", 1, [_work(2, 2020, "2024-01-01")])
+    (tmp_path / "data/works/updated_date=2024-01-01/notes.txt").write_text("not a partition")
+    assert partitions(tmp_path) == ["2024-01-01.part_001", "2024-02-01.part_000"]
+    write_manifest(tmp_path)
+    manifest = json.loads((tmp_path / "data/works/manifest").read_text())
+    assert [e["meta"]["record_count"] for e in manifest["entries"]] == [1, 1]
+    manifest["entries"].append({"url": "s3://openalex/data/works/updated_date=2024-03-01/part_000.gz", "meta": {}})
+    (tmp_path / "data/works/manifest").write_text(json.dumps(manifest))
+    assert partitions(tmp_path)[-1] == "2024-03-01.part_000"   # listed, not yet there: a missing input
+    assert partition_file("2024-03-01.part_000") == "data/works/updated_date=2024-03-01/part_000.gz"
+    (tmp_path / "data/works/manifest").write_text('{"entries": [{"url": "s3://openalex/data/authors/x.gz"}]}')
+    with pytest.raises(DataError) as err:
+        partitions(tmp_path)
+    assert err.value.code == "FILE_INVALID"
+
+
+def test_a_partition_is_selected_by_year_and_the_latest_record_of_a_work_wins(tmp_path):
+    old = write_partition(tmp_path, "2024-01-01", 0, [_work(1, 2019, "2024-01-01", 5), _work(2, 2010, "2024-01-01"),
+                                                      _work(3, 2020, "2024-01-01", 7)])
+    new = write_partition(tmp_path, "2024-02-01", 0, [_work(1, 2019, "2024-02-01", 6), {"no": "id"},
+                                                      _work(1, 2019, "2024-01-15", 9)])   # older: passed over
+    selection = {"year_min": 2015, "year_max": None}
+    read = []
+    for path in (old, new):
+        bundle, origins, counts = read_partition(path, path.name, selection, Skips())
+        folder = tmp_path / "out" / path.parent.name
+        bundle.write(folder)
+        from bib2graph.tables import ORIGINS, write_table
+
+        write_table(origins, ORIGINS, folder / "origins.parquet")
+        read.append((path.parent.name, folder, counts))
+    assert read[0][2] == {"records": 3, "works": 2, "outside_selection": 1, "duplicates": 0}
+    assert read[1][2] == {"records": 2, "works": 1, "outside_selection": 0, "duplicates": 1}
+    bundle, cited, origins, counts = gather([(key, folder) for key, folder, _ in read])
+    assert dict(zip(bundle.works["work_id"], bundle.works["cited_by_count"])) == {"W1": 6, "W3": 7}
+    assert list(bundle.authorships["work_id"]) == ["W1", "W3"] and cited.empty
+    assert list(origins["file"]) == ["part_000.gz", "part_000.gz"] and counts["files"][0]["duplicates"] == 1
+    with pytest.raises(DataError):
+        gather([])
+
+
+def _spec(**snapshot) -> dict:
+    return validate({"source": {"kind": "snapshot", "snapshot": snapshot}, "seed": {"all": True},
+                     "networks": {"citation": {}}})
+
+
+def test_a_snapshot_spec_is_checked_and_gives_one_job_per_partition(tmp_path):
+    with pytest.raises(SpecError, match="source.snapshot.path"):
+        checks.check("seed", json.loads(registry.params(_spec(), "seed")))
+    with pytest.raises(SpecError, match="year_min"):
+        checks.check("snapshot_part", json.loads(registry.params(_spec(path="s", year_min=2020, year_max=2019),
+                                                                  "snapshot_part")))
+    spec = _spec(path="snap", year_min=2000)
+    checks.check("seed", json.loads(registry.params(spec, "seed")))   # seed.all: every work of the universe
+    for date in ("2024-01-01", "2024-02-01"):
+        write_partition(tmp_path / "snap", date, 0, [_work(1, 2020, date)])
+    jobs = {job.name: job for job in registry.jobs(spec, tmp_path)}
+    assert [n for n in jobs if n.startswith("snapshot_part")] == ["snapshot_part:2024-01-01.part_000",
+                                                                  "snapshot_part:2024-02-01.part_000"]
+    part = jobs["snapshot_part:2024-02-01.part_000"]
+    assert part.inputs["partition"] == [str(tmp_path / "snap/data/works/updated_date=2024-02-01/part_000.gz")]
+    assert part.outputs["manifest"] == "results/snapshot/2024-02-01.part_000/manifest.json"
+    assert "results/snapshot/2024-01-01.part_000/origins.parquet" in jobs["sources"].inputs["parts"]
+    assert jobs["seed"].inputs["universe"] == registry.SOURCE_TABLES
+    assert part.params == jobs["snapshot_part:2024-01-01.part_000"].params   # the path is not the selection
