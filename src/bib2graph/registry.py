@@ -237,7 +237,7 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
     """The canonical JSON of the spec a job is given: it re-runs exactly when this text changes."""
     if rule == "network":
         return canonical_json({"network": spec["networks"][kind], "communities": spec["communities"],
-                               "kind": kind})
+                               "metrics": spec["metrics"], "kind": kind})
     if rule == "sources":   # what the files are, not how OpenAlex would be asked
         source = spec["source"]
         asked = {"openalex": source["openalex"]} if source["resolve"] == "openalex" else {}
