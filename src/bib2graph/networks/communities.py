@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import random
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -130,17 +130,19 @@ def reproducibility(stability: dict) -> tuple[bool | None, str]:
 
 
 def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
-           graph: ig.Graph | None = None) -> tuple[np.ndarray, dict]:
+           graph: ig.Graph | None = None, lap: Callable[[str], None] = lambda stage: None) -> tuple[np.ndarray, dict]:
     """Canonical clusters of the seed's run plus a report: modularity, quality and stability across seeds.
 
     Stability = mean adjusted Rand index and mean NMI between the partition for ``seed`` and those for
     ``seed+1 … seed+runs−1`` (None when runs = 1), runs = ``stability_runs``, or 2 above
-    ``stability_max_edges`` edges. `graph`, when given, is ``undirected(n, i, j, w)`` already built.
+    ``stability_max_edges`` edges. `graph`, when given, is ``undirected(n, i, j, w)`` already built; `lap`
+    is told when each stage ends (networks.timing).
     """
     graph = undirected(n, i, j, w) if graph is None else graph
     clusters = canonical(_partition(graph, params, params["seed"]), n)
     weights = graph.es["weight"] if graph.ecount() else None
     modularity = graph.modularity(clusters.tolist(), weights=weights) if graph.ecount() else None
+    lap("clustering")
     runs, why = stability_runs(params, graph.ecount())
     aris, nmis = [], []
     for run in range(1, runs):
@@ -157,6 +159,7 @@ def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
         "mean_nmi": float(np.mean(nmis)) if nmis else None,
         "reproducible_min_ari": REPRODUCIBLE_MIN_ARI,
     }
+    lap("stability")
     reproducible, sentence = reproducibility(stability)
     report = {
         "implementation": {"function": IMPLEMENTATION[params["algorithm"]],
@@ -167,4 +170,5 @@ def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
         "clusters_reproducible": reproducible,
         "reproducibility": sentence,
     }
+    lap("quality")
     return clusters, report

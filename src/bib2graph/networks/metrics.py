@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Callable
 
 from ._igraph import ig
 import numpy as np
@@ -109,12 +110,13 @@ def eigenvector(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, seed: int,
 
 def node_metrics(n: int, i: np.ndarray, j: np.ndarray, count: np.ndarray, weight: np.ndarray,
                  directed: bool, seed: int, undirected_graph: ig.Graph | None = None,
-                 settings: dict | None = None) -> tuple[pd.DataFrame, dict]:
+                 settings: dict | None = None,
+                 lap: Callable[[str], None] = lambda stage: None) -> tuple[pd.DataFrame, dict]:
     """The per-node metric columns (in node code order) and notes on how they were computed.
 
     `undirected_graph`, when given, is ``undirected(n, i, j, weight)`` already built (for an undirected
     network it is the network's own graph, which is then not built again); `settings` is the spec's
-    ``metrics`` section (defaults when None).
+    ``metrics`` section (defaults when None); `lap` is told when each stage ends (networks.timing).
     """
     settings = resolve_metrics(settings)
     if undirected_graph is None:
@@ -123,11 +125,15 @@ def node_metrics(n: int, i: np.ndarray, j: np.ndarray, count: np.ndarray, weight
     degree = np.bincount(i, minlength=n) + np.bincount(j, minlength=n)
     strength = np.bincount(i, weights=weight, minlength=n) + np.bincount(j, weights=weight, minlength=n)
     link = np.bincount(i, weights=count, minlength=n) + np.bincount(j, weights=count, minlength=n)
+    lap("degrees")
     pagerank = np.asarray(graph.pagerank(weights="weight" if len(i) else None, directed=directed,
                                          damping=_DAMPING, implementation="prpack"), dtype=float) \
         if n else np.zeros(0)
+    lap("pagerank")
     between, between_info = betweenness(graph, seed, settings["betweenness"])
+    lap("betweenness")
     eigen, eigen_info = eigenvector(n, i, j, weight, seed, undirected_graph, settings["eigenvector"]["enabled"])
+    lap("eigenvector")
     table = pd.DataFrame({
         "degree": degree.astype(np.int64),
         "strength": round_sig(strength, _DIGITS),
