@@ -3,8 +3,9 @@
 * degree: number of incident edges (in + out for the directed citation network);
 * strength: Σ of incident ``weight``; link_strength: Σ of incident raw ``count`` (VOSviewer's
   "total link strength");
-* pagerank: weighted PageRank, damping 0.85, directed for the citation network, by PRPACK (a direct
-  solver: no random start, so no seed, and the cost of one sparse solve);
+* pagerank: weighted PageRank, damping 0.85, directed for the citation network, by PRPACK (Gauss-Seidel
+  from a fixed start, no random start and so no seed; on one OpenMP thread, so the digits do not depend on
+  thread scheduling);
 * betweenness: unweighted (hops), normalised to [0, 1] by ``(n−1)(n−2)/2`` pairs (``(n−1)(n−2)`` if
   directed); exact below ``metrics.betweenness.exact_below`` nodes (or with ``samples`` null), otherwise
   estimated from k seeded random source nodes and scaled by ``n/k`` (Brandes–Pich); each source costs a
@@ -26,6 +27,7 @@ from typing import Callable
 from ._igraph import ig
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from .builders import round_sig
 from .communities import seeded, undirected
@@ -36,6 +38,14 @@ from .params import resolve_metrics
 BETWEENNESS_MIN_SAMPLES = 50
 _DIGITS = 10
 _DAMPING = 0.85
+
+
+def _pagerank(graph: ig.Graph, directed: bool) -> np.ndarray:
+    """PRPACK PageRank on one OpenMP thread: its Gauss-Seidel sweeps update in place, so with several threads
+    the last digits depend on scheduling (and on a shared machine the threads mostly wait for each other)."""
+    with threadpool_limits(1, user_api="openmp"):
+        return np.asarray(graph.pagerank(weights="weight" if graph.ecount() else None, directed=directed,
+                                         damping=_DAMPING, implementation="prpack"), dtype=float)
 
 
 def _skipped(n: int, name: str) -> tuple[np.ndarray, dict]:
@@ -126,9 +136,7 @@ def node_metrics(n: int, i: np.ndarray, j: np.ndarray, count: np.ndarray, weight
     strength = np.bincount(i, weights=weight, minlength=n) + np.bincount(j, weights=weight, minlength=n)
     link = np.bincount(i, weights=count, minlength=n) + np.bincount(j, weights=count, minlength=n)
     lap("degrees")
-    pagerank = np.asarray(graph.pagerank(weights="weight" if len(i) else None, directed=directed,
-                                         damping=_DAMPING, implementation="prpack"), dtype=float) \
-        if n else np.zeros(0)
+    pagerank = _pagerank(graph, directed) if n else np.zeros(0)
     lap("pagerank")
     between, between_info = betweenness(graph, seed, settings["betweenness"])
     lap("betweenness")
