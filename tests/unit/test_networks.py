@@ -616,3 +616,19 @@ def test_bad_parameters_are_data_errors(sep):
         with pytest.raises(DataError):
             build(kind, sep, params, communities)
     assert DEFAULTS["keywords"]["counting"] == "full" and DEFAULTS["keywords"]["thesaurus"] is None
+
+
+def test_jobs_ask_for_memory_from_the_rows_they_read(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bib2graph import registry
+
+    refs = tmp_path / "references.parquet"
+    pq.write_table(pa.table({"work_id": ["W1"] * 2048}), refs)
+    network = registry.DEMANDS["network"]
+    assert registry.mem_mb("network", [str(refs), str(tmp_path / "works.parquet")]) == \
+        math.ceil(network.base_mb + network.per_row_kb * 2)
+    assert registry.mem_mb("network", [str(tmp_path / "missing/references.parquet")]) == network.base_mb
+    assert registry.mem_mb("report", [str(refs)]) == registry.Demand().base_mb
+    assert registry.threads("network") == 1
