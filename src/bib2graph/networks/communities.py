@@ -65,12 +65,13 @@ def _leiden(graph: ig.Graph, params: dict, seed: int) -> list[int]:
 
 def quality(graph: ig.Graph, membership: list[int], params: dict) -> float:
     """The optimised objective: modularity at the chosen resolution, or leidenalg's CPM quality."""
-    weights = graph.es["weight"] if graph.ecount() else None
     if params["objective"] == "cpm":
-        part = la.CPMVertexPartition(graph, initial_membership=membership, weights=weights,
+        part = la.CPMVertexPartition(graph, initial_membership=membership,
+                                     weights=graph.es["weight"] if graph.ecount() else None,
                                      resolution_parameter=params["resolution"])
         return float(part.quality())
-    return float(graph.modularity(membership, weights=weights, resolution=params["resolution"]))
+    return float(graph.modularity(membership, weights="weight" if graph.ecount() else None,
+                                  resolution=params["resolution"]))
 
 
 def _partition(graph: ig.Graph, params: dict, seed: int) -> list[int]:
@@ -140,8 +141,7 @@ def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
     """
     graph = undirected(n, i, j, w) if graph is None else graph
     clusters = canonical(_partition(graph, params, params["seed"]), n)
-    weights = graph.es["weight"] if graph.ecount() else None
-    modularity = graph.modularity(clusters.tolist(), weights=weights) if graph.ecount() else None
+    modularity = graph.modularity(clusters.tolist(), weights="weight") if graph.ecount() else None
     lap("clustering")
     runs, why = stability_runs(params, graph.ecount())
     aris, nmis = [], []
