@@ -11,6 +11,12 @@ so that it counts exactly the product the bare baseline computes, and with its d
 evidence column gives the rows of the complete evidence table and whether it was built (above 5M rows it is
 skipped, and metrics say so).
 
+Below each row, the build's seconds per stage (``networks.build(timings=…)``, with the spec's default
+communities and metrics, so stability and betweenness cost what a workflow pays) and, measured in the same
+child on the network just built, the floors: one igraph ``community_leiden`` call (modularity, igraph's
+default 2 passes) on the graph as built, PRPACK PageRank, and a pyarrow write of the edge table
+(source, target, count, weight), beside the build's clustering, pagerank and Parquet write.
+
     python benchmarks/bench_networks.py                 # 10k, 50k, 100k
     python benchmarks/bench_networks.py --sizes 10000   # one size
 """
@@ -111,6 +117,60 @@ def pure_python(refs: pd.DataFrame, kind: str) -> float:
     return time.perf_counter() - start
 
 
+def floors(net) -> dict[str, float]:
+    """Seconds of the floors, on the network just built: one Leiden call, PRPACK PageRank, a pyarrow write of
+    the edges; and of the build's own write of its tables, for comparison."""
+    import tempfile
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from threadpoolctl import threadpool_limits
+
+    from bib2graph.networks.communities import seeded, undirected
+    from bib2graph.networks.graph import igraph_from_codes
+
+    ids = pd.Index(net.nodes["node_id"])
+    i, j = ids.get_indexer(net.edges["source"]), ids.get_indexer(net.edges["target"])
+    w = net.edges["weight"].to_numpy(dtype=float)
+    graph = undirected(len(ids), i, j, w, net.directed)
+    out = {}
+    start = time.perf_counter()
+    with seeded(42):
+        graph.community_leiden(objective_function="modularity", weights="weight")
+    out["leiden_call"] = time.perf_counter() - start
+    target = igraph_from_codes(len(ids), i, j, True, w) if net.directed else graph   # PageRank keeps direction
+    with threadpool_limits(1, user_api="openmp"):      # as the build calls it (networks.metrics)
+        start = time.perf_counter()
+        target.pagerank(weights="weight", directed=net.directed, damping=0.85, implementation="prpack")
+        out["pagerank_prpack"] = time.perf_counter() - start
+    with tempfile.TemporaryDirectory() as tmp:
+        table = pa.table({"source": pa.array(net.edges["source"].to_numpy(dtype=object), pa.string()),
+                          "target": pa.array(net.edges["target"].to_numpy(dtype=object), pa.string()),
+                          "count": net.edges["count"].to_numpy(dtype=float), "weight": w})
+        start = time.perf_counter()
+        pq.write_table(table, f"{tmp}/edges.parquet")
+        out["pyarrow_write"] = time.perf_counter() - start
+        start = time.perf_counter()
+        net.write(Path(tmp) / "net")
+        out["build_write"] = time.perf_counter() - start
+    return out
+
+
+def _stages(r: dict) -> str:
+    """One line: the build's stages (seconds) and the floors beside the stages they bound."""
+    s, f = r["stages"], r["floors"]
+    clustering = s.get("clustering", 0.0)
+    shown = ", ".join(f"{k} {v:.2f}" for k, v in s.items() if v >= 0.005)
+    stab = r["stability"]
+    return (f"{'':>7}   stages: {shown}\n"
+            f"{'':>7}   floors: leiden call {f['leiden_call']:.2f} (clustering ×{clustering / max(f['leiden_call'], 1e-9):.1f}; "
+            f"stability {stab['runs']} runs {s.get('stability', 0.0):.2f}), prpack {f['pagerank_prpack']:.2f} "
+            f"(pagerank ×{s.get('pagerank', 0.0) / max(f['pagerank_prpack'], 1e-9):.1f}), pyarrow write "
+            f"{f['pyarrow_write']:.2f} (tables written {f['build_write']:.2f}, ×{f['build_write'] / max(f['pyarrow_write'], 1e-9):.1f}); "
+            f"betweenness {r['betweenness']['method']}"
+            + (f" from {r['betweenness']['sources']} sources" if r["betweenness"].get("sources") else ""))
+
+
 def child(size: int, row: str, python_baseline: bool, repeats: int = 5) -> dict:
     from bib2graph import networks
     from bib2graph.networks.builders import BUILDERS
@@ -128,15 +188,17 @@ def child(size: int, row: str, python_baseline: bool, repeats: int = 5) -> dict:
         del raw
         if product:
             bare.append(bare_product(corpus.references, kind))
+    stages: dict[str, float] = {}
     start = time.perf_counter()
-    net = networks.build(kind, corpus, params, {"stability_runs": 1})
+    net = networks.build(kind, corpus, extra, {}, timings=stages)   # extra: resolved params add keys citation refuses
     full = time.perf_counter() - start
     evidence = net.metrics["evidence"]
     out = {"size": size, "row": row, "kind": kind, "parameters": params,
            "nodes": net.metrics["nodes"], "edges": net.metrics["edges"], "counting_s": min(counting),
            "build_s": full, "raw_pairs": raw_pairs,
            "evidence_rows": evidence["rows"], "evidence_complete": evidence["complete"],
-           "betweenness": net.metrics["betweenness"]}
+           "betweenness": net.metrics["betweenness"], "stability": net.metrics["stability"],
+           "stages": stages, "floors": floors(net)}
     if product:
         out["bare_s"] = min(bare)
         if python_baseline:
@@ -179,6 +241,7 @@ def main() -> None:
             evidence = f"{_rows(r['evidence_rows'])} {'built' if r['evidence_complete'] else 'skipped'}"
             print(f"{size:>7} {kind:<18} {r['nodes']:>8} {r['edges']:>10} {r['counting_s']:8.2f} "
                   f"{r['build_s']:8.2f} {r['peak_mb']:8.0f} {bare} {py} {evidence:>14}", flush=True)
+            print(_stages(r), flush=True)
     if worst:
         print(f"worst counting / bare product ratio: {worst:.2f} (acceptance: at most 3)")
     if failed:

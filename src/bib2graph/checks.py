@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from .errors import SpecError
 from .expressions import compile_expression
-from .networks.params import resolve_communities, resolve_params
+from .networks.params import resolve_communities, resolve_metrics, resolve_params
 
 SEED_SUFFIXES = (".bib", ".ris", ".json", ".jsonl", ".jsonl.gz", ".json.gz", ".zip")
 
@@ -92,6 +92,7 @@ def _filter(params: dict[str, Any]) -> None:
 def _network(params: dict[str, Any]) -> None:
     resolve_params(params["kind"], params["network"])
     resolve_communities(params["communities"])
+    resolve_metrics(params.get("metrics"))
 
 
 CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {

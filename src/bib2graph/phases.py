@@ -204,7 +204,7 @@ def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> 
         params["thesaurus"] = inp["thesaurus"][0]   # the path the registry resolved, tracked as an input
     corpus = Bundle.read(_folder(inp["corpus"]))
     cited = read_table(inp["cited"], CITED) if inp.get("cited") else None
-    net = networks.build(kind, corpus, params, spec["communities"], cited=cited)
+    net = networks.build(kind, corpus, params, spec["communities"], cited=cited, metrics=spec.get("metrics"))
     net.write(Path(out["metrics"]).parent)
     write_graphml(net, corpus, out["graphml"])
     return {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]}

@@ -27,6 +27,7 @@ are the review's *external* inputs: they must exist before a job starts (the pre
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -191,6 +192,45 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
 PHASES = ("seed", "chain", "corpus", "networks", "exports", "report")
 
 
+@dataclass(frozen=True)
+class Demand:
+    """What a job asks of a scheduler: threads, and memory in MB as ``base_mb + per_row_kb · rows / 1024``,
+    rows being those of its input table named `rows_of` (the table its pairs or edges grow with)."""
+
+    threads: int = 1
+    base_mb: int = 1000
+    per_row_kb: float = 0
+    rows_of: str = ""
+
+
+#: Calibrated on benchmarks/bench_networks.py (docs/networks.md, "Scale"): a network job peaks at about
+#: 1.3 GB for 250k reference rows (10k works) and 8.7 GB for 2.5M (100k works); the export rule's
+#: GraphML (networkx) and VOSviewer writers need up to about 2.7 KB per edge. Jobs are single-threaded
+#: (igraph, numpy; PRPACK on one OpenMP thread), so more threads would only wait. Other rules: one thread,
+#: `base_mb`.
+DEMANDS = {
+    "network": Demand(per_row_kb=3.5, rows_of="references.parquet"),
+    "layout": Demand(base_mb=500, per_row_kb=0.25, rows_of="edges.parquet"),
+    "export": Demand(per_row_kb=3.0, rows_of="edges.parquet"),
+}
+
+
+def threads(rule: str) -> int:
+    """Threads a `rule` job uses (Snakemake's `threads:`, SLURM's cpus-per-task)."""
+    return DEMANDS.get(rule, Demand()).threads
+
+
+def mem_mb(rule: str, paths: list[str]) -> int:
+    """Memory (MB) a `rule` job reading `paths` needs, from the rows of the input table that drives it
+    (Parquet metadata: no data read). A missing file counts 0 rows: Snakemake asks again once it exists."""
+    import pyarrow.parquet as pq
+
+    demand = DEMANDS.get(rule, Demand())
+    rows = sum(pq.read_metadata(p).num_rows for p in paths
+               if demand.rows_of and Path(p).name == demand.rows_of and Path(p).is_file())
+    return int(math.ceil(demand.base_mb + demand.per_row_kb * rows / 1024))
+
+
 def table_schemas() -> dict[str, str]:
     """Table path (with {kind}) → schema name, for every Parquet artifact."""
     per_kind = {"results/networks/{kind}/nodes.parquet": "nodes", "results/networks/{kind}/edges.parquet": "edges",
@@ -288,7 +328,7 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
     """The canonical JSON of the spec a job is given: it re-runs exactly when this text changes."""
     if rule == "network":
         return canonical_json({"network": spec["networks"][kind], "communities": spec["communities"],
-                               "kind": kind})
+                               "metrics": spec["metrics"], "kind": kind})
     if rule in ("sources", "snapshot_part") and _snapshot_source(spec):   # the selection, not where it lies
         selection = {k: v for k, v in spec["source"]["snapshot"].items() if k != "path"}
         return canonical_json({"source": {"kind": "snapshot", "snapshot": selection}, "strict": spec["strict"]})

@@ -193,6 +193,22 @@ def _sources(counts: dict[str, Any]) -> list[str]:
             _table(["cited references", "count"], rows)]
 
 
+def _reading_notes(m: dict[str, Any]) -> list[str]:
+    """What a reader of the map must know: whether its clusters come back under other seeds, and which
+    centralities were estimated or skipped (metrics.json says how)."""
+    notes = []
+    if m.get("reproducibility"):
+        strong = m.get("clusters_reproducible") is False
+        text = html.escape(m["reproducibility"])
+        notes.append(f"<p class=\"stability\">{'<strong>' + text + '</strong>' if strong else text}</p>")
+    for name in ("betweenness", "eigenvector"):
+        info = m.get(name) or {}
+        if info.get("method") in ("sampled", "skipped") and info.get("reason"):
+            what = "estimated" if info["method"] == "sampled" else "not computed"
+            notes.append(f"<p>{name.capitalize()} {what}: {html.escape(info['reason'])}.</p>")
+    return notes
+
+
 def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataFrame,
            works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any],
            reading: dict[str, pd.DataFrame], maps: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None) -> str:
@@ -220,6 +236,7 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
     parts.append(_table(["network", "nodes", "edges", "density", "components", "clusters", "modularity"], rows))
     for m in metrics:
         parts.append(f"<h3>{html.escape(m['kind'])}</h3><p>{html.escape(str(m.get('definition', '')))}</p>")
+        parts += _reading_notes(m)
         parts += _maps(m["kind"], *maps.get(m["kind"], (None, None)))
         parts.append(_export_links(m["kind"], spec.get("export", {}).get("formats", [])))
         clusters = [[c.get("cluster"), c.get("size"), _fmt(c.get("label"))] for c in m.get("clusters", [])[:10]]

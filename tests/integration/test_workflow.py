@@ -48,6 +48,10 @@ def test_every_network_matches_its_metrics_and_the_corpus_is_there(built_demo):
     assert screening.included.all()  # nothing filtered or rejected yet
     report = (workspace / "results/report/index.html").read_text(encoding="utf-8")
     assert "<svg" in report and "coupling" in report
+    for kind in KINDS:   # each network's report section says whether its clusters come back under other seeds
+        metrics = json.loads((workspace / f"results/networks/{kind}/metrics.json").read_text(encoding="utf-8"))
+        assert metrics["clusters_reproducible"] in (True, False) and metrics["stability"]["runs"] == 5
+        assert metrics["reproducibility"].replace("'", "&#x27;") in report, kind
     manifest = json.loads((workspace / "results/corpus/manifest.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["included"] == len(screening)
     assert all(not Path(p).is_absolute() for p in manifest["inputs"])
@@ -145,6 +149,24 @@ def test_cocited_works_the_universe_holds_are_named(built_demo):
                                                            row["venue"]) != work_id
         assert outside.loc[work_id, "year"] == row["year"]
     assert (outside.drop(named)["label"] == outside.drop(named).index).all()
+
+
+def test_skipping_betweenness_reruns_the_networks_and_every_file_says_null(demo):
+    workspace = keep_networks(demo, "citation")
+    spec_path = workspace / "config/research.yaml"
+    spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
+    spec["metrics"] = {"betweenness": {"enabled": False}}
+    spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    rerun = b2g("run", "--cores", "2", "--workspace", str(workspace))
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert ran_jobs(rerun.stderr) == {"network:citation", "layout:citation", "export:citation", "report"}
+    nodes = read_table(workspace / "results/networks/citation/nodes.parquet", NODES)
+    assert nodes["betweenness"].isna().all() and nodes["eigenvector"].notna().all()
+    metrics = json.loads((workspace / "results/networks/citation/metrics.json").read_text(encoding="utf-8"))
+    assert metrics["betweenness"] == {"method": "skipped",
+                                      "reason": "metrics.betweenness.enabled is false: the column is null"}
+    report = (workspace / "results/report/index.html").read_text(encoding="utf-8")
+    assert "Betweenness not computed: metrics.betweenness.enabled is false" in report
 
 
 def test_reject_reruns_corpus_onward_and_accept_restores(demo):

@@ -425,19 +425,114 @@ def test_clustering_is_seeded_and_canonical(donners, algorithm):
     assert -0.5 <= one.metrics["modularity"] <= 1
 
 
-def test_sampled_betweenness_sources_follow_the_budget(monkeypatch):
+def test_betweenness_is_sampled_as_the_spec_says_and_metrics_say_so():
     import igraph as ig
 
     from bib2graph.networks import metrics
 
     ring = ig.Graph.Ring(6000)                                  # n + m = 12,000
-    assert metrics.betweenness(ring, 1)[1]["sources"] == metrics.BETWEENNESS_SAMPLES
-    monkeypatch.setattr(metrics, "BETWEENNESS_BUDGET", 12_000 * 120)
-    values, info = metrics.betweenness(ring, 1)
-    assert info == {"method": "sampled", "sources": 120, "seed": 1, "weighted": False, "normalized": True}
+    default = metrics.betweenness(ring, 1)[1]
+    assert default["method"] == "sampled" and default["sources"] == default["requested"] == 500
+    values, info = metrics.betweenness(ring, 1, {"budget": 12_000 * 120})
+    assert {k: info[k] for k in ("method", "sources", "requested", "seed", "budget")} == \
+        {"method": "sampled", "sources": 120, "requested": 500, "seed": 1, "budget": 1_440_000}
+    assert "metrics.betweenness.budget" in info["reason"] and "120" in info["reason"]
     assert values.min() > 0 and np.allclose(values, values.mean(), rtol=0.3)   # a ring: all equal in truth
-    monkeypatch.setattr(metrics, "BETWEENNESS_BUDGET", 12_000)
-    assert metrics.betweenness(ring, 1)[1]["sources"] == metrics.BETWEENNESS_MIN_SAMPLES
+    assert metrics.betweenness(ring, 1, {"budget": 12_000})[1]["sources"] == metrics.BETWEENNESS_MIN_SAMPLES
+    assert metrics.betweenness(ring, 1, {"samples": 20, "budget": 12_000})[1]["sources"] == 20
+    exact, info = metrics.betweenness(ig.Graph.Ring(300), 1, {"exact_below": 10, "samples": None})
+    assert info["method"] == "exact" and "samples is null" in info["reason"]
+    assert np.allclose(exact, exact[0]) and exact[0] > 0
+    skipped, info = metrics.betweenness(ring, 1, {"enabled": False})
+    assert info["method"] == "skipped" and "enabled is false" in info["reason"] and np.isnan(skipped).all()
+
+
+def test_pagerank_by_prpack_keeps_its_meaning():
+    import igraph as ig
+
+    rng = np.random.default_rng(3)
+    edges = rng.integers(0, 200, size=(1500, 2))
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    for directed in (False, True):
+        graph = ig.Graph(n=200, edges=edges.tolist(), directed=directed)
+        graph.es["weight"] = rng.random(graph.ecount()).tolist()
+        ranks = [np.asarray(graph.pagerank(weights="weight", directed=directed, damping=0.85,
+                                           implementation=way)) for way in ("prpack", "arpack")]
+        assert np.allclose(ranks[0], ranks[1], rtol=1e-6, atol=1e-12)
+
+
+def _cliques(k: int = 5, size: int = 10):
+    """k cliques in a ring, one edge between neighbours: clusters any seed finds."""
+    edges = [(b * size + x, b * size + y) for b in range(k) for x in range(size) for y in range(x + 1, size)]
+    edges += [(b * size, ((b + 1) % k) * size + 1) for b in range(k)]
+    e = np.array(sorted((min(a, b), max(a, b)) for a, b in edges))
+    return k * size, e[:, 0], e[:, 1], np.ones(len(e))
+
+
+def _structureless(n: int = 400, p: float = 0.03, seed: int = 5):
+    """An Erdős–Rényi graph: every partition is about as good as another, so seeds disagree."""
+    rng = np.random.default_rng(seed)
+    a, b = np.triu_indices(n, 1)
+    keep = rng.random(len(a)) < p
+    return n, a[keep], b[keep], np.ones(int(keep.sum()))
+
+
+def test_reproducibility_is_said_in_words():
+    from bib2graph.networks.communities import detect
+    from bib2graph.networks.params import resolve_communities
+
+    params = resolve_communities({})
+    _, clear = detect(*_cliques(), params)
+    assert clear["clusters_reproducible"] is True and clear["stability"]["mean_ari"] == 1.0
+    assert clear["reproducibility"].startswith("The clusters are reproducible")
+    _, arbitrary = detect(*_structureless(), params)
+    assert arbitrary["stability"]["mean_ari"] < arbitrary["stability"]["reproducible_min_ari"] == 0.5
+    assert arbitrary["clusters_reproducible"] is False
+    assert arbitrary["reproducibility"].startswith("The clusters are not reproducible")
+    _, single = detect(*_structureless(), resolve_communities({"stability_runs": 1}))
+    assert single["clusters_reproducible"] is None and "not measured" in single["reproducibility"]
+
+
+def test_stability_on_large_networks_uses_one_other_seed_and_says_why():
+    from bib2graph.networks.communities import detect
+    from bib2graph.networks.params import resolve_communities
+
+    graph = _cliques()
+    _, small = detect(*graph, resolve_communities({}))
+    assert small["stability"]["runs"] == small["stability"]["requested_runs"] == 5
+    _, large = detect(*graph, resolve_communities({"stability_max_edges": 100}))
+    stability = large["stability"]
+    assert stability["runs"] == 2 and stability["requested_runs"] == 5 and stability["seeds"] == [42, 43]
+    assert "communities.stability_max_edges = 100" in stability["reason"]
+    assert large["implementation"]["iterations"] == 2
+
+
+def test_skipped_metrics_are_null_columns_and_metrics_say_why(sep, tmp_path):
+    off = {"betweenness": {"enabled": False}, "eigenvector": {"enabled": False}}
+    net = build("coupling", sep, {}, FAST, metrics=off)
+    full = built(sep, "coupling", {})
+    assert net.nodes["betweenness"].isna().all() and net.nodes["eigenvector"].isna().all()
+    pd.testing.assert_frame_equal(net.nodes.drop(columns=["betweenness", "eigenvector"]),
+                                  full.nodes.drop(columns=["betweenness", "eigenvector"]))
+    for name in ("betweenness", "eigenvector"):
+        assert net.metrics[name]["method"] == "skipped"
+        assert net.metrics[name]["reason"] == f"metrics.{name}.enabled is false: the column is null"
+        assert net.metrics["metric_settings"][name]["enabled"] is False
+    assert full.metrics["metric_settings"]["betweenness"]["samples"] == 500
+    net.write(tmp_path)
+    assert Network.read(tmp_path).nodes["betweenness"].isna().all()
+
+
+def test_bad_metric_settings_are_spec_errors(sep):
+    from bib2graph.errors import SpecError
+
+    for bad in ({"closeness": {}}, {"betweenness": {"sample": 10}}, {"betweenness": {"samples": 0}},
+                {"betweenness": {"enabled": "no"}}, {"eigenvector": {"enabled": 1}}):
+        with pytest.raises(SpecError):
+            build("coupling", sep, {}, FAST, metrics=bad)
+    for bad in ({"iterations": 0}, {"stability_max_edges": -1}):
+        with pytest.raises(SpecError):
+            build("coupling", sep, {}, bad)
 
 
 def test_canonical_labels_order_by_size_then_smallest_member():
@@ -521,3 +616,19 @@ def test_bad_parameters_are_data_errors(sep):
         with pytest.raises(DataError):
             build(kind, sep, params, communities)
     assert DEFAULTS["keywords"]["counting"] == "full" and DEFAULTS["keywords"]["thesaurus"] is None
+
+
+def test_jobs_ask_for_memory_from_the_rows_they_read(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bib2graph import registry
+
+    refs = tmp_path / "references.parquet"
+    pq.write_table(pa.table({"work_id": ["W1"] * 2048}), refs)
+    network = registry.DEMANDS["network"]
+    assert registry.mem_mb("network", [str(refs), str(tmp_path / "works.parquet")]) == \
+        math.ceil(network.base_mb + network.per_row_kb * 2)
+    assert registry.mem_mb("network", [str(tmp_path / "missing/references.parquet")]) == network.base_mb
+    assert registry.mem_mb("report", [str(refs)]) == registry.Demand().base_mb
+    assert registry.threads("network") == 1

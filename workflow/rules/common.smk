@@ -37,3 +37,9 @@ def log(rule, suffix=""):
 
 def bench(rule, suffix=""):
     return f"results/benchmarks/{rule}{suffix}.tsv"
+
+
+def mem_mb(rule):
+    """A resource function: the job's memory (MB) from the rows of its inputs (registry.mem_mb), asked
+    again by Snakemake when the job is ready to run and its inputs exist."""
+    return lambda wildcards, input: registry.mem_mb(rule, list(input))

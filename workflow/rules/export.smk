@@ -5,6 +5,9 @@ rule export:
         **outputs("export"),
     params:
         spec=params("export"),
+    threads: registry.threads("export")
+    resources:
+        mem_mb=mem_mb("export"),
     log:
         log("export", ".{kind}"),
     benchmark:

@@ -5,6 +5,9 @@ rule layout:
         **outputs("layout"),
     params:
         spec=params("layout"),
+    threads: registry.threads("layout")
+    resources:
+        mem_mb=mem_mb("layout"),
     log:
         log("layout", ".{kind}"),
     benchmark:

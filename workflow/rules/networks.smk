@@ -9,6 +9,9 @@ rule network:
         **outputs("network"),
     params:
         spec=params("network"),
+    threads: registry.threads("network")
+    resources:
+        mem_mb=mem_mb("network"),
     log:
         log("network", ".{kind}"),
     benchmark:

@@ -13,7 +13,7 @@ from importlib import import_module
 from typing import Any
 
 from .params import (COUNTINGS, FIELDS, KINDS, NORMALIZATIONS, community_defaults, network_defaults,
-                     resolve_communities, resolve_params)
+                     resolve_communities, resolve_metrics, resolve_params)
 
 COMMUNITY_DEFAULTS = community_defaults()
 DEFAULTS = network_defaults()
@@ -32,4 +32,4 @@ def __getattr__(name: str) -> Any:
 
 __all__ = ["COMMUNITY_DEFAULTS", "COUNTINGS", "DEFAULTS", "DEFINITIONS", "EVIDENCE_MAX_ROWS", "FIELDS", "KINDS",
            "NORMALIZATIONS", "Network", "build", "definition", "edge_evidence", "resolve_communities",
-           "resolve_params"]
+           "resolve_metrics", "resolve_params"]

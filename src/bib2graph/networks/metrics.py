@@ -3,52 +3,86 @@
 * degree: number of incident edges (in + out for the directed citation network);
 * strength: Σ of incident ``weight``; link_strength: Σ of incident raw ``count`` (VOSviewer's
   "total link strength");
-* pagerank: weighted PageRank, damping 0.85, directed for the citation network;
+* pagerank: weighted PageRank, damping 0.85, directed for the citation network, by PRPACK (Gauss-Seidel
+  from a fixed start, no random start and so no seed; on one OpenMP thread, so the digits do not depend on
+  thread scheduling);
 * betweenness: unweighted (hops), normalised to [0, 1] by ``(n−1)(n−2)/2`` pairs (``(n−1)(n−2)`` if
-  directed); exact below ``EXACT_BETWEENNESS_MAX_NODES`` nodes, otherwise estimated from k seeded random
-  source nodes and scaled by ``n/k`` (Brandes–Pich); each source costs a pass over the whole graph, so
-  k = ``BETWEENNESS_SAMPLES`` while ``n + m ≤ BETWEENNESS_BUDGET / BETWEENNESS_SAMPLES`` and
-  ``BETWEENNESS_BUDGET / (n + m)`` (at least ``BETWEENNESS_MIN_SAMPLES``) on larger graphs;
+  directed); exact below ``metrics.betweenness.exact_below`` nodes (or with ``samples`` null), otherwise
+  estimated from k seeded random source nodes and scaled by ``n/k`` (Brandes–Pich); each source costs a
+  pass over the whole graph, so k = ``samples`` while ``samples·(n + m) ≤ budget`` and
+  ``budget / (n + m)`` (at least min(samples, ``BETWEENNESS_MIN_SAMPLES``)) on larger graphs;
 * eigenvector: weighted, on the undirected graph, computed inside the largest connected component
   (scaled to max 1); nodes outside it get 0, because the measure is undefined across components.
+
+Betweenness and eigenvector can be switched off (``metrics.<name>.enabled``): their column is then null.
+Whatever is sampled or skipped is said, with why, in the notes that go to metrics.json.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from typing import Callable
 
 from ._igraph import ig
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from .builders import round_sig
 from .communities import seeded, undirected
 from .graph import igraph_from_codes
+from .params import resolve_metrics
 
-EXACT_BETWEENNESS_MAX_NODES = 5000
-BETWEENNESS_SAMPLES = 500
-#: sources × (nodes + edges) of a sampled estimate: 500 sources up to 5M nodes + edges, fewer (≥ 50) on
-#: larger graphs, e.g. 59 on the 41.6M-edge coupling network of 100k works (~0.5 s per source there)
-BETWEENNESS_BUDGET = 2_500_000_000
+#: sampled betweenness never uses fewer sources than this (or than `samples`, when smaller)
 BETWEENNESS_MIN_SAMPLES = 50
 _DIGITS = 10
 _DAMPING = 0.85
 
 
-def betweenness(graph: ig.Graph, seed: int) -> tuple[np.ndarray, dict]:
-    """Normalised hop-count betweenness, exact or sampled, with a note saying which."""
+def _pagerank(graph: ig.Graph, directed: bool) -> np.ndarray:
+    """PRPACK PageRank on one OpenMP thread: its Gauss-Seidel sweeps update in place, so with several threads
+    the last digits depend on scheduling (and on a shared machine the threads mostly wait for each other)."""
+    with threadpool_limits(1, user_api="openmp"):
+        return np.asarray(graph.pagerank(weights="weight" if graph.ecount() else None, directed=directed,
+                                         damping=_DAMPING, implementation="prpack"), dtype=float)
+
+
+def _skipped(n: int, name: str) -> tuple[np.ndarray, dict]:
+    return np.full(n, np.nan), {"method": "skipped",
+                                "reason": f"metrics.{name}.enabled is false: the column is null"}
+
+
+def betweenness(graph: ig.Graph, seed: int, settings: dict | None = None) -> tuple[np.ndarray, dict]:
+    """Normalised hop-count betweenness, exact, sampled or skipped as `settings` (``metrics.betweenness``)
+    say, with a note saying which and why."""
+    settings = resolve_metrics({"betweenness": settings or {}})["betweenness"]
     n = graph.vcount()
+    if not settings["enabled"]:
+        return _skipped(n, "betweenness")
     directed = graph.is_directed()
-    if n < EXACT_BETWEENNESS_MAX_NODES:
+    samples, budget, exact_below = settings["samples"], settings["budget"], settings["exact_below"]
+    if n < exact_below or samples is None:
         raw = np.asarray(graph.betweenness(directed=directed), dtype=float) if n else np.zeros(0)
-        info = {"method": "exact"}
+        why = (f"{n:,} nodes, fewer than metrics.betweenness.exact_below = {exact_below:,}" if n < exact_below
+               else "metrics.betweenness.samples is null")
+        info = {"method": "exact", "reason": why}
     else:
-        budget = BETWEENNESS_BUDGET // (n + graph.ecount())
-        k = min(max(min(BETWEENNESS_SAMPLES, budget), BETWEENNESS_MIN_SAMPLES), n)
+        size = n + graph.ecount()
+        k = samples
+        why = (f"{n:,} nodes, at least metrics.betweenness.exact_below = {exact_below:,}: estimated from "
+               f"metrics.betweenness.samples = {samples} seeded random sources, scaled by n/k")
+        if budget is not None and samples * size > budget:
+            k = max(budget // size, min(samples, BETWEENNESS_MIN_SAMPLES))
+            why = (f"{n:,} nodes, at least metrics.betweenness.exact_below = {exact_below:,}: estimated from {k} "
+                   f"seeded random sources, scaled by n/k, fewer than metrics.betweenness.samples = {samples} "
+                   f"since sources × (nodes + edges) = {samples} × {size:,} exceeds metrics.betweenness.budget "
+                   f"= {budget:,} (at least {min(samples, BETWEENNESS_MIN_SAMPLES)}; null: no budget)")
+        k = min(k, n)
         sources = np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False)).tolist()
         raw = np.asarray(graph.betweenness(directed=directed, sources=sources), dtype=float) * (n / k)
-        info = {"method": "sampled", "sources": k, "seed": seed}
+        info = {"method": "sampled", "sources": k, "requested": samples, "budget": budget, "seed": seed,
+                "reason": why}
     pairs = (n - 1) * (n - 2) / (1 if directed else 2)
     values = raw / pairs if pairs > 0 else np.zeros(n)
     info.update({"weighted": False, "normalized": True})
@@ -56,13 +90,15 @@ def betweenness(graph: ig.Graph, seed: int) -> tuple[np.ndarray, dict]:
 
 
 def eigenvector(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, seed: int,
-                graph: ig.Graph | None = None) -> tuple[np.ndarray, dict]:
+                graph: ig.Graph | None = None, enabled: bool = True) -> tuple[np.ndarray, dict]:
     """Weighted eigenvector centrality within the largest connected component (ties: smallest node).
 
-    `graph`, when given, is ``undirected(n, i, j, w)`` already built.
+    `graph`, when given, is ``undirected(n, i, j, w)`` already built; `enabled` False skips it.
     """
+    if not enabled:
+        return _skipped(n, "eigenvector")
     values = np.zeros(n)
-    info = {"weighted": True, "scope": "largest_component", "scale": "max = 1"}
+    info = {"method": "computed", "weighted": True, "scope": "largest_component", "scale": "max = 1"}
     if len(i) == 0:
         return values, info
     graph = undirected(n, i, j, w) if graph is None else graph
@@ -83,24 +119,29 @@ def eigenvector(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, seed: int,
 
 
 def node_metrics(n: int, i: np.ndarray, j: np.ndarray, count: np.ndarray, weight: np.ndarray,
-                 directed: bool, seed: int, undirected_graph: ig.Graph | None = None) -> tuple[pd.DataFrame, dict]:
+                 directed: bool, seed: int, undirected_graph: ig.Graph | None = None,
+                 settings: dict | None = None,
+                 lap: Callable[[str], None] = lambda stage: None) -> tuple[pd.DataFrame, dict]:
     """The per-node metric columns (in node code order) and notes on how they were computed.
 
     `undirected_graph`, when given, is ``undirected(n, i, j, weight)`` already built (for an undirected
-    network it is the network's own graph, which is then not built again).
+    network it is the network's own graph, which is then not built again); `settings` is the spec's
+    ``metrics`` section (defaults when None); `lap` is told when each stage ends (networks.timing).
     """
+    settings = resolve_metrics(settings)
     if undirected_graph is None:
         undirected_graph = undirected(n, i, j, weight, directed)
     graph = igraph_from_codes(n, i, j, directed, weight) if directed else undirected_graph
     degree = np.bincount(i, minlength=n) + np.bincount(j, minlength=n)
     strength = np.bincount(i, weights=weight, minlength=n) + np.bincount(j, weights=weight, minlength=n)
     link = np.bincount(i, weights=count, minlength=n) + np.bincount(j, weights=count, minlength=n)
-    with seeded(seed):
-        pagerank = np.asarray(graph.pagerank(weights="weight" if len(i) else None, directed=directed,
-                                              damping=_DAMPING, implementation="arpack"), dtype=float) \
-            if n else np.zeros(0)
-    between, between_info = betweenness(graph, seed)
-    eigen, eigen_info = eigenvector(n, i, j, weight, seed, undirected_graph)
+    lap("degrees")
+    pagerank = _pagerank(graph, directed) if n else np.zeros(0)
+    lap("pagerank")
+    between, between_info = betweenness(graph, seed, settings["betweenness"])
+    lap("betweenness")
+    eigen, eigen_info = eigenvector(n, i, j, weight, seed, undirected_graph, settings["eigenvector"]["enabled"])
+    lap("eigenvector")
     table = pd.DataFrame({
         "degree": degree.astype(np.int64),
         "strength": round_sig(strength, _DIGITS),
@@ -110,7 +151,7 @@ def node_metrics(n: int, i: np.ndarray, j: np.ndarray, count: np.ndarray, weight
         "eigenvector": round_sig(eigen, _DIGITS),
     })
     notes = {"betweenness": between_info, "eigenvector": eigen_info,
-             "pagerank": {"weighted": True, "damping": _DAMPING, "directed": directed}}
+             "pagerank": {"weighted": True, "damping": _DAMPING, "directed": directed, "implementation": "prpack"}}
     return table, notes
 
 

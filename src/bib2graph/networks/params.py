@@ -24,12 +24,12 @@ OBJECTIVES = ("modularity", "cpm")
 
 
 @lru_cache(maxsize=1)
-def _defaults() -> tuple[dict[str, dict], dict]:
+def _defaults() -> tuple[dict[str, dict], dict, dict]:
     from ..spec import schema_defaults
 
     networks = schema_defaults("networks")
     return ({kind: schema_defaults("networks", kind) for kind in networks},
-            schema_defaults("communities"))
+            schema_defaults("communities"), schema_defaults("metrics"))
 
 
 def network_defaults() -> dict[str, dict]:
@@ -39,6 +39,11 @@ def network_defaults() -> dict[str, dict]:
 
 def community_defaults() -> dict:
     return dict(_defaults()[1])
+
+
+def metric_defaults() -> dict[str, dict]:
+    """metric → its settings' defaults (a fresh copy)."""
+    return {name: dict(p) for name, p in _defaults()[2].items()}
 
 
 def _invalid(message: str, key: str, place: str) -> SpecError:
@@ -103,10 +108,37 @@ def resolve_communities(params: dict | None) -> dict:
         ("resolution", _is_number(out["resolution"]) and out["resolution"] > 0, "a finite number > 0"),
         ("seed", _is_count(out["seed"], 0), "an integer >= 0"),
         ("stability_runs", _is_count(out["stability_runs"], 1), "an integer >= 1"),
+        ("iterations", _is_count(out["iterations"], 1), "an integer >= 1"),
+        ("stability_max_edges", out["stability_max_edges"] is None or _is_count(out["stability_max_edges"], 0),
+         "an integer >= 0 or null"),
     ]
     _require(checks, out, "communities")
     if out["algorithm"] == "louvain" and out["objective"] != "modularity":
         raise _invalid("communities.objective: louvain optimises modularity only; use algorithm 'leiden' for "
                        "the 'cpm' objective", "objective", "communities.objective")
     out["resolution"] = float(out["resolution"])
+    return out
+
+
+def resolve_metrics(params: dict | None) -> dict[str, dict]:
+    """The node-metric settings (section `metrics`) with the defaults filled in; bad values are a SpecError."""
+    defaults = metric_defaults()
+    params = dict(params or {})
+    unknown = sorted(set(params) - set(defaults))
+    if unknown:
+        raise _invalid(f"unknown metric(s) {unknown}; known: {sorted(defaults)}", unknown[0], f"metrics.{unknown[0]}")
+    out = {}
+    for name, default in defaults.items():
+        given = dict(params.get(name) or {})
+        extra = sorted(set(given) - set(default))
+        if extra:
+            raise _invalid(f"unknown setting(s) {extra} of metrics.{name}; known: {sorted(default)}", extra[0],
+                           f"metrics.{name}.{extra[0]}")
+        out[name] = {**default, **given}
+        _require([("enabled", isinstance(out[name]["enabled"], bool), "true or false")], out[name], f"metrics.{name}")
+    between = out["betweenness"]
+    _require([("exact_below", _is_count(between["exact_below"], 0), "an integer >= 0"),
+              ("samples", between["samples"] is None or _is_count(between["samples"], 1), "an integer >= 1 or null"),
+              ("budget", between["budget"] is None or _is_count(between["budget"], 1), "an integer >= 1 or null")],
+             between, "metrics.betweenness")
     return out

@@ -12,9 +12,10 @@ from .builders import BUILDERS, EVIDENCE_MAX_ROWS, build_evidence, coded_frame
 from .labels import describe
 from .metrics import network_summary, node_metrics, tidy
 from .normalize import FORMULAS, normalize
-from .params import resolve_communities, resolve_params
+from .params import resolve_communities, resolve_metrics, resolve_params
 from .network import Network
 from .schema import EDGES, EVIDENCE, NODES
+from .timing import stopwatch
 from .work_labels import name_work_nodes
 
 #: kinds whose nodes are works, labelled "First author (year) title"
@@ -57,7 +58,8 @@ def _work_metadata(corpus: Bundle, cited: pd.DataFrame | None) -> pd.DataFrame:
 
 
 def build(kind: str, corpus: Bundle, params: dict | None = None, communities: dict | None = None, *,
-          evidence_limit: int | None = EVIDENCE_MAX_ROWS, cited: pd.DataFrame | None = None) -> Network:
+          evidence_limit: int | None = EVIDENCE_MAX_ROWS, cited: pd.DataFrame | None = None,
+          metrics: dict | None = None, timings: dict[str, float] | None = None) -> Network:
     """Build the `kind` network of `corpus`: nodes, edges, evidence, clusters and metrics.
 
     Steps: items below ``min_occurrences`` are dropped before pairing; pairs are counted sparsely; edges
@@ -67,35 +69,49 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     `evidence_limit` rows (None: always); otherwise it is empty and ``metrics["evidence"]`` says why
     (`edge_evidence` still gives the documents of any single edge). Work nodes are labelled "First
     author (year) title" from the corpus, else from `cited` (the `CITED` table of works outside it).
+    `metrics` is the spec's section of that name: which costly node metrics are sampled or skipped.
+    `timings`, when given, receives the seconds of each stage (benchmarks/bench_networks.py).
     """
+    lap = stopwatch(timings)
     params = resolve_params(kind, params)
     community_params = resolve_communities(communities)
+    metric_settings = resolve_metrics(metrics)
     raw = BUILDERS[kind](corpus, params)
+    lap("counting")
     if kind in WORK_KINDS:
         raw.nodes = name_work_nodes(raw.nodes, _work_metadata(corpus, cited))
     n = len(raw.nodes)
     i, j, count = raw.source, raw.target, raw.count
+    lap("labels")
     weight = normalize(i, j, count, raw.nodes["occurrences"].to_numpy(), params["normalization"])
+    lap("normalisation")
     graph = _communities.undirected(n, i, j, weight, raw.directed)    # one graph for clusters and metrics
-    clusters, report = _communities.detect(n, i, j, weight, community_params, graph)
-    measures, notes = node_metrics(n, i, j, count, weight, raw.directed, community_params["seed"], graph)
+    lap("graph")
+    clusters, report = _communities.detect(n, i, j, weight, community_params, graph, lap)
+    measures, notes = node_metrics(n, i, j, count, weight, raw.directed, community_params["seed"], graph,
+                                   metric_settings, lap)
     summary = network_summary(n, i, j, count, weight, raw.directed, graph)
     del graph
+    lap("summary")
     nodes = pd.concat([raw.nodes.reset_index(drop=True), measures], axis=1).assign(cluster=clusters)
     nodes = conform(_year_is_mean_year(nodes), NODES)
     ids = raw.nodes["node_id"]
     edges = conform(coded_frame({"source": (ids, i), "target": (ids, j)}, {"count": count, "weight": weight}),
                     EDGES)
+    lap("tables")
     table, evidence_report = build_evidence(raw, evidence_limit)
     evidence = conform(table, EVIDENCE[kind]) if table is not None else empty(EVIDENCE[kind])
     del table
+    lap("evidence")
     cluster_list, singletons = describe(kind, nodes, corpus)
-    metrics = {
+    lap("cluster_labels")
+    record = {
         "kind": kind,
         "directed": raw.directed,
         "definition": definition(kind, params),
         "parameters": params,
         "communities": community_params,
+        "metric_settings": metric_settings,
         "community_detection": report["implementation"],
         **summary,
         "modularity": report["modularity"],
@@ -104,12 +120,14 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
         "singleton_clusters": singletons,
         "clusters": cluster_list,
         "stability": report["stability"],
+        "clusters_reproducible": report["clusters_reproducible"],
+        "reproducibility": report["reproducibility"],
         **notes,
         "evidence": evidence_report,
         "notes": raw.notes,
     }
     return Network(kind=kind, directed=raw.directed, nodes=nodes, edges=edges, evidence=evidence,
-                   metrics=tidy(metrics))
+                   metrics=tidy(record))
 
 
 def _year_is_mean_year(nodes: pd.DataFrame) -> pd.DataFrame:

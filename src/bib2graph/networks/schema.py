@@ -28,8 +28,8 @@ NODES = _schema("nodes", {
     "strength": pa.Column(float, pa.Check.ge(0)),
     "link_strength": pa.Column(float, pa.Check.ge(0)),
     "pagerank": pa.Column(float, pa.Check.ge(0)),
-    "betweenness": pa.Column(float, pa.Check.ge(0)),
-    "eigenvector": pa.Column(float, pa.Check.ge(0)),
+    "betweenness": pa.Column(float, pa.Check.ge(0), nullable=True),   # null: skipped (metrics.json says why)
+    "eigenvector": pa.Column(float, pa.Check.ge(0), nullable=True),
     "cluster": pa.Column("Int64", pa.Check.ge(1)),
 }, ["node_id"])
 
