@@ -237,6 +237,10 @@ export function MapView({ generation }: { generation: number }) {
     }
   };
 
+  const reproducibility = (n: Network | null): string | null => {
+    const said = n?.metrics.reproducibility;   // the network job's sentence on how stable its clusters are
+    return typeof said === "string" && said ? said : null;
+  };
   const span = useMemo(() => (graph ? yearSpan(graph) : null), [graph]);
   const clusters = net?.clusters ?? [];
   const shownEdges = net ? `${net.edges.length.toLocaleString()} of ${net.edges_total.toLocaleString()} edges` : "";
@@ -277,6 +281,10 @@ export function MapView({ generation }: { generation: number }) {
         <SearchBox onPick={pickWork} />
       </div>
       {error && <p class="error" role="alert" data-testid="map-error">{error}</p>}
+      {reproducibility(net) && (
+        <p class={net?.metrics.clusters_reproducible === false ? "notice" : "muted"} role="status"
+           data-testid="reproducibility">{reproducibility(net)}</p>
+      )}
       {!placed && <p class="notice" role="status">This network has no layout yet: nodes are on a ring. Run up to <code>networks</code> to place them.</p>}
       <div class="mapbody">
         <div class="stage">
