@@ -218,13 +218,11 @@ def _map_of(net):
 
 @pytest.mark.parametrize("name", ["coupling", "coauthorship"])
 def test_exports_carry_the_map_coordinates(networks, sep, tmp_path, name):
-    from bib2graph.export.graphml import write_graphml_with_positions
-
     net = networks[name]
     xy = _map_of(net)
     expected = {node: (x, y) for node, x, y in zip(net.nodes["node_id"], xy[:, 0], xy[:, 1])}
     write_graphml(net, sep, tmp_path / "plain.graphml")
-    write_graphml_with_positions(tmp_path / "plain.graphml", tmp_path / "net.graphml", xy)
+    write_graphml(net, sep, tmp_path / "net.graphml", xy)
     graph = nx.read_graphml(tmp_path / "net.graphml")
     assert {n: (d["x"], d["y"]) for n, d in graph.nodes(data=True)} == expected
     plain = nx.read_graphml(tmp_path / "plain.graphml")
@@ -244,13 +242,10 @@ def test_exports_carry_the_map_coordinates(networks, sep, tmp_path, name):
 
 def test_graphml_positions_need_one_per_node(networks, sep, tmp_path):
     from bib2graph.errors import DataError
-    from bib2graph.export.graphml import with_positions
-
     net = networks["citation"]
-    write_graphml(net, sep, tmp_path / "net.graphml")
-    text = (tmp_path / "net.graphml").read_text(encoding="utf-8")
     with pytest.raises(DataError):
-        with_positions(text, _map_of(net)[:-1])
+        write_graphml(net, sep, tmp_path / "net.graphml", _map_of(net)[:-1])
+    assert not list(tmp_path.iterdir())   # nothing half-written is left
 
 
 def test_item_nodes_carry_the_mean_year_of_their_works(networks, sep):
