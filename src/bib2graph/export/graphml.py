@@ -121,15 +121,15 @@ def graphml_parts(network, corpus: Bundle | None = None, xy=None):
     node_ids = [_xml(str(i), True) for i in network.nodes["node_id"]]
     if n:
         cells = [pa.array([f'    <node id="{i}">\n' for i in node_ids], type=pa.string())]
+        if xy is not None:   # first, where positions were added to networkx's file before
+            for k, key in enumerate(("x", "y")):
+                cells.append(pc.binary_join_element_wise(f'      <data key="{key}">', float_repr(xy[:, k]),
+                                                         "</data>\n", ""))
         for name in texts:   # a node's data in its attributes' order; key IDs in order of first use
             key, text = ids[name], texts[name][1]
             full = pc.binary_join_element_wise(f'      <data key="{key}">', text, "</data>\n", "")
             empty = pa.scalar(f'      <data key="{key}" />\n')
             cells.append(pc.if_else(pc.equal(text, ""), empty, full))
-        if xy is not None:
-            for k, key in enumerate(("x", "y")):
-                cells.append(pc.binary_join_element_wise(f'      <data key="{key}">', float_repr(xy[:, k]),
-                                                         "</data>\n", ""))
         cells.append(pa.array(["    </node>\n"] * n, type=pa.string()))
         yield pc.binary_join_element_wise(*cells, "", null_handling="skip")
     if m:
