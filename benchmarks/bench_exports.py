@@ -11,8 +11,8 @@ the peak after reading them). Floors: `parquet` (pq.write_table of the edge tabl
 whole export rule (all formats, the spec's default `export.max_edges`, layout coordinates). With `--old`,
 the per-row writers the column-wise ones replaced (tests/unit/export_reference.py) run too.
 
-    python benchmarks/bench_exports.py                    # 2,000 works
-    python benchmarks/bench_exports.py --sizes 20000      # the scale of issue 12
+    python benchmarks/bench_exports.py                    # 2,000 and 20,000 works
+    python benchmarks/bench_exports.py --sizes 2000 --old # small, with the per-row writers beside
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def child(folder: Path, row: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[2000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 20_000])
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=list(KINDS))
     parser.add_argument("--rows", nargs="+", default=ROWS, choices=ROWS + OLD_ROWS, metavar="ROW")
     parser.add_argument("--old", action="store_true", help="also run the per-row writers they replaced")

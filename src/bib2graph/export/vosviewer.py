@@ -118,6 +118,42 @@ def _json_links(links: pd.DataFrame):
     yield "\n    ]"
 
 
+def _json_text(values) -> pa.Array:
+    return pa.array([json.dumps(v, ensure_ascii=False) for v in values], type=pa.string())
+
+
+def _json_numbers(values) -> pa.Array:
+    """JSON's text of numbers: ints as ints, floats as Python's repr."""
+    values = np.asarray(values)
+    return int_text(values) if values.dtype.kind in "iu" else float_repr(values)
+
+
+def _json_items(network, items: pd.DataFrame, xy, score, years):
+    """The JSON list of items as `write_json` writes it (keys sorted, indent 2), built column-wise."""
+    if not len(items):
+        yield "[]"
+        return
+    cells = ['      {\n        "cluster": ', int_text(items["cluster"]), ',\n        "description": ',
+             _json_text(str(i) for i in network.nodes["node_id"]), ',\n        "id": ', int_text(items["id"]),
+             ',\n        "label": ', _json_text(items["label"]), ",\n"]
+    if score:
+        cells += [f'        "scores": {{\n          {json.dumps(score)}: ',
+                  int_text(years) if all(isinstance(y, int) for y in years) else float_repr(years), "\n        },\n"]
+    url = pa.array([f'        "url": {json.dumps(u, ensure_ascii=False)},\n' if u else None for u in items["url"]],
+                   type=pa.string())
+    cells += [url, '        "weights": {\n          "Links": ', _json_numbers(items["Links"]),
+              ',\n          "Occurrences": ', _json_numbers(items["Occurrences"]),
+              ',\n          "Total link strength": ', _json_numbers(items["Total link strength"]), "\n        }"]
+    if xy is not None:
+        cells += [',\n        "x": ', float_repr(xy[:, 0]), ',\n        "y": ', float_repr(xy[:, 1])]
+    cells.append("\n      }")
+    text = pc.binary_join_element_wise(*cells, "", null_handling="skip")
+    yield "[\n"
+    yield pc.binary_join_element_wise(text[:-1], ",\n", "")
+    yield text[-1:]
+    yield "\n    ]"
+
+
 def write_vosviewer(network, map_path: str | os.PathLike[str], network_path: str | os.PathLike[str],
                     json_path: str | os.PathLike[str], xy=None) -> int:
     """Write the map file, the network file and the JSON file of `network`; `xy` (n × 2, in node-table
@@ -132,22 +168,10 @@ def write_vosviewer(network, map_path: str | os.PathLike[str], network_path: str
                                for p in chunks(len(links))))
 
     names = cluster_labels(network)
-    json_items = []
-    for k, item in enumerate(items.itertuples(index=False)):
-        entry = {"id": int(item.id), "label": item.label}
-        if xy is not None:
-            entry.update(x=float(xy[k, 0]), y=float(xy[k, 1]))
-        entry.update({"cluster": int(item.cluster),
-                      "weights": {name: native(items[name].iat[k]) for name, _ in WEIGHTS},
-                      "description": f"{network.nodes['node_id'].iat[k]}"})
-        if item.url:
-            entry["url"] = item.url
-        if score:
-            entry["scores"] = {score: years[k]}
-        json_items.append(entry)
     clusters = [{"cluster": c, "label": names[c]} for c in sorted(names) if c <= MAX_CLUSTER]
-    doc = json.dumps({"network": {"items": json_items, "links": "@@links@@", "clusters": clusters}},
+    doc = json.dumps({"network": {"items": "@@items@@", "links": "@@links@@", "clusters": clusters}},
                      sort_keys=True, indent=2, ensure_ascii=False) + "\n"
-    before, _, after = doc.rpartition(_SLOT)
-    write_parts(json_path, [before, *_json_links(links), after])
+    head, _, rest = doc.partition('"@@items@@"')
+    middle, _, tail = rest.rpartition(_SLOT)
+    write_parts(json_path, [head, *_json_items(network, items, xy, score, years), middle, *_json_links(links), tail])
     return len(links)
