@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .text import chunks, float_repr, int_text, write_parts
+from .text import arrow_strings, chunks, float_repr, int_text, write_parts
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _FORMULA = r"^[=+\-@\t\r]"
@@ -29,13 +29,17 @@ def defuse(value):
 
 def _text_cells(values: pd.Series) -> pa.Array:
     """Text cells defused (a leading ``= + - @`` tab or CR gets a single quote) and quoted where needed."""
-    values = values.astype(object)
-    if not all(isinstance(v, str) for v in values.dropna()):   # mixed objects: as pandas writes them
-        values = values.map(lambda v: v if pd.isna(v) or isinstance(v, str) else str(v))
-    text = pa.array(values, type=pa.string(), from_pandas=True)
-    text = pc.if_else(pc.match_substring_regex(text, _FORMULA), pc.binary_join_element_wise("'", text, ""), text)
-    quoted = pc.binary_join_element_wise('"', pc.replace_substring(text, '"', '""'), '"', "")
-    return pc.if_else(pc.match_substring_regex(text, _NEEDS_QUOTES), quoted, text)
+    if values.dtype == object and not all(isinstance(v, str) for v in values.dropna()):
+        values = values.map(lambda v: v if pd.isna(v) or isinstance(v, str) else str(v))   # as pandas writes them
+    text = arrow_strings(values)
+    formula = pc.match_substring_regex(text, _FORMULA)
+    if pc.any(formula).as_py():
+        text = pc.if_else(formula, pc.binary_join_element_wise("'", text, ""), text)
+    quote = pc.match_substring_regex(text, _NEEDS_QUOTES)
+    if pc.any(quote).as_py():
+        quoted = pc.binary_join_element_wise('"', pc.replace_substring(text, '"', '""'), '"', "")
+        text = pc.if_else(quote, quoted, text)
+    return text
 
 
 def _cells(values: pd.Series) -> pa.Array:

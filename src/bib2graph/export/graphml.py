@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from ..errors import DataError
 from ..tables import Bundle
 from .common import NODE_ATTRIBUTES, _corpus_extras, clean, cluster_labels, node_url
-from .text import chunks, float_repr, int_text, write_parts
+from .text import chunks, float_repr, int_text, node_codes, write_parts
 
 _HEAD = ('<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
          'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
@@ -133,9 +133,9 @@ def graphml_parts(network, corpus: Bundle | None = None, xy=None):
         cells.append(pa.array(["    </node>\n"] * n, type=pa.string()))
         yield pc.binary_join_element_wise(*cells, "", null_handling="skip")
     if m:
-        position = pd.Index(network.nodes["node_id"])
-        order, s, t = _edge_order(network, (position.get_indexer(network.edges["source"]),
-                                            position.get_indexer(network.edges["target"])))
+        ids = network.nodes["node_id"]
+        order, s, t = _edge_order(network, (node_codes(ids, network.edges["source"]),
+                                            node_codes(ids, network.edges["target"])))
         attr_ids = pa.array(node_ids, type=pa.string())
         count = network.edges["count"].to_numpy(dtype=np.float64)
         weight = network.edges["weight"].to_numpy(dtype=np.float64)

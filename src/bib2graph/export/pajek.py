@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 
-import pandas as pd
 
 from .common import clean
-from .text import chunks, int_text, lines, number_g10, write_parts
+from .text import chunks, int_text, lines, node_codes, number_g10, write_parts
 
 
 def pajek_labels(network) -> list[str]:
@@ -26,9 +25,9 @@ def pajek_labels(network) -> list[str]:
 def write_pajek(network, path: str | os.PathLike[str]) -> None:
     """Write the network; vertices are numbered 1..n in node_id order, edge values are ``weight`` (``%.10g``),
     the edge lines built column-wise a chunk at a time."""
-    ids = pd.Index(network.nodes["node_id"])
-    source = ids.get_indexer(network.edges["source"]) + 1
-    target = ids.get_indexer(network.edges["target"]) + 1
+    ids = network.nodes["node_id"]
+    source = node_codes(ids, network.edges["source"]) + 1
+    target = node_codes(ids, network.edges["target"]) + 1
     weight = network.edges["weight"].to_numpy(dtype=float)
     head = [f"*Vertices {len(ids)}"] + [f'{k} "{label}"' for k, label in enumerate(pajek_labels(network), start=1)]
     head.append("*Arcs" if network.directed else "*Edges")

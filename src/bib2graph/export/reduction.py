@@ -21,6 +21,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from .text import node_codes
+
 VISUAL_FORMATS = ("graphml", "gexf", "pajek", "vosviewer")
 
 
@@ -56,8 +58,7 @@ def visual_edges(edges: pd.DataFrame, node_ids: pd.Series, max_edges: int | None
     weight = edges["weight"].to_numpy(dtype=float)
     keep = np.ones(m, dtype=bool)
     if top_edges_per_node is not None and m:
-        ids = pd.Index(node_ids)
-        keep = strongest_per_node(ids.get_indexer(edges["source"]), ids.get_indexer(edges["target"]), weight,
+        keep = strongest_per_node(node_codes(node_ids, edges["source"]), node_codes(node_ids, edges["target"]), weight,
                                   top_edges_per_node)
     if max_edges is not None:
         keep = strongest(weight, keep, max_edges)

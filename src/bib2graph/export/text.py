@@ -126,6 +126,20 @@ def text_bytes(text: pa.Array) -> memoryview:
     return memoryview(text.buffers()[2])[offsets[0]:offsets[-1]]
 
 
+def node_codes(node_ids, values) -> np.ndarray:
+    """The position of each of `values` among `node_ids` (0-based; -1 when absent), hashed in Arrow."""
+    found = pc.index_in(arrow_strings(values), value_set=arrow_strings(node_ids))
+    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def arrow_strings(values) -> pa.Array:
+    """A column as an Arrow string array (pandas' Arrow-backed strings without a copy)."""
+    array = pa.array(values, from_pandas=True) if not isinstance(values, (pa.Array, pa.ChunkedArray)) else values
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    return array.cast(pa.string()) if array.type != pa.string() else array
+
+
 def chunks(n: int, size: int = CHUNK) -> Iterator[slice]:
     """Row slices of at most `size` rows covering 0..n."""
     for start in range(0, n, size):

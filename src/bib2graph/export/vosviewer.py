@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .common import clean, cluster_labels, native, node_url
-from .text import chunks, float_repr, int_text, lines, number_g10, write_parts
+from .text import chunks, float_repr, int_text, lines, node_codes, number_g10, write_parts
 
 MAX_CLUSTER = 1000
 WEIGHTS = (("Links", "degree"), ("Total link strength", "link_strength"), ("Occurrences", "occurrences"))
@@ -30,14 +30,14 @@ WEIGHTS = (("Links", "degree"), ("Total link strength", "link_strength"), ("Occu
 
 def _links(network) -> pd.DataFrame:
     """Undirected links ``(id1 < id2, strength)`` with raw counts, sorted; reciprocal arcs summed."""
-    ids = pd.Index(network.nodes["node_id"])
-    a = ids.get_indexer(network.edges["source"]).astype(np.int64) + 1
-    b = ids.get_indexer(network.edges["target"]).astype(np.int64) + 1
-    pair = np.minimum(a, b) * (len(ids) + 1) + np.maximum(a, b)
+    n = len(network.nodes)
+    a = node_codes(network.nodes["node_id"], network.edges["source"]) + 1
+    b = node_codes(network.nodes["node_id"], network.edges["target"]) + 1
+    pair = np.minimum(a, b) * (n + 1) + np.maximum(a, b)
     distinct, inverse = np.unique(pair, return_inverse=True)
     strength = np.bincount(inverse.ravel(), weights=network.edges["count"].to_numpy(dtype=float),
                            minlength=len(distinct))
-    return pd.DataFrame({"id1": distinct // (len(ids) + 1), "id2": distinct % (len(ids) + 1), "strength": strength})
+    return pd.DataFrame({"id1": distinct // (n + 1), "id2": distinct % (n + 1), "strength": strength})
 
 
 def _items(network, links: pd.DataFrame) -> pd.DataFrame:
