@@ -155,3 +155,13 @@ def write_vosviewer(network, map_path: str, network_path: str,
                   for a, b, s in links.itertuples(index=False)]
     clusters = [{"cluster": c, "label": names[c]} for c in sorted(names) if c <= MAX_CLUSTER]
     write_json(json_path, {"network": {"items": json_items, "links": json_links, "clusters": clusters}})
+
+
+# --- GEXF: networkx, its clock-dependent date removed ---
+_DATE = re.compile(r'\s+lastmodifieddate="[^"]*"')
+
+
+def write_gexf(network, corpus, path, xy=None) -> None:
+    graph = to_networkx(network, corpus, xy)
+    text = "\n".join(nx.generate_gexf(graph, encoding="utf-8", prettyprint=True, version="1.2draft"))
+    write_text(path, _DATE.sub("", text, count=1) + "\n")

@@ -287,7 +287,9 @@ def test_column_wise_writers_give_the_bytes_of_the_per_row_ones(networks, sep, h
     xy = _map_of(net)
     pairs = [(lambda d, p: write_graphml(net, corpus, d / p), lambda d, p: old.write_graphml(net, corpus, d / p)),
              (lambda d, p: write_graphml(net, corpus, d / p, xy), lambda d, p: old.write_graphml(net, corpus, d / p, xy)),
-             (lambda d, p: write_pajek(net, d / p), lambda d, p: old.write_pajek(net, d / p))]
+             (lambda d, p: write_pajek(net, d / p), lambda d, p: old.write_pajek(net, d / p)),
+             (lambda d, p: write_gexf(net, corpus, d / p), lambda d, p: old.write_gexf(net, corpus, d / p)),
+             (lambda d, p: write_gexf(net, corpus, d / p, xy), lambda d, p: old.write_gexf(net, corpus, d / p, xy))]
     for k, (new, before) in enumerate(pairs):
         new(tmp_path, f"new{k}")
         before(tmp_path, f"old{k}")

@@ -40,8 +40,9 @@ def _xml(value: str, attribute: bool = False) -> str:
     return _LINE_BREAKS.sub("\n", text)
 
 
-def _column(values: pd.Series) -> tuple[type, pa.Array]:
-    """(Python type, text of each cell or null where networkx would omit the attribute)."""
+def _column(values: pd.Series, attribute: bool = False) -> tuple[type, pa.Array]:
+    """(Python type, text of each cell or null where networkx would omit the attribute); `attribute`:
+    text escaped for an XML attribute's value rather than element text."""
     if pd.api.types.is_bool_dtype(values.dtype):
         return bool, pa.array(np.where(values.to_numpy(dtype=bool), "True", "False"), type=pa.string())
     if pd.api.types.is_integer_dtype(values.dtype):
@@ -49,7 +50,7 @@ def _column(values: pd.Series) -> tuple[type, pa.Array]:
     if pd.api.types.is_float_dtype(values.dtype):
         x = values.to_numpy(dtype=np.float64, na_value=np.nan)
         return float, pc.if_else(pa.array(np.isfinite(x)), float_repr(x), pa.nulls(len(x), pa.string()))
-    cells = [_xml(v) if isinstance(v, str) else None for v in values.astype(object)]
+    cells = [_xml(v, attribute) if isinstance(v, str) else None for v in values.astype(object)]
     return str, pa.array(cells, type=pa.string())
 
 
