@@ -146,9 +146,13 @@ def main() -> None:
     parser.add_argument("--rows", nargs="+", default=ROWS, choices=ROWS + OLD_ROWS, metavar="ROW")
     parser.add_argument("--old", action="store_true", help="also run the per-row writers they replaced")
     parser.add_argument("--child", nargs=2, metavar=("FOLDER", "ROW"), help=argparse.SUPPRESS)
+    parser.add_argument("--make", nargs=3, metavar=("FOLDER", "SIZE", "KIND"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(Path(args.child[0]), args.child[1])))
+        return
+    if args.make:   # in its own process, so that this one stays small: a child inherits its parent's peak
+        print(json.dumps(make_network(int(args.make[1]), args.make[2], Path(args.make[0]))))
         return
     rows = args.rows + (OLD_ROWS if args.old else [])
     failed = 0
@@ -157,7 +161,9 @@ def main() -> None:
     for size in args.sizes:
         for kind in args.kinds:
             with tempfile.TemporaryDirectory() as tmp:
-                shape = make_network(size, kind, Path(tmp))
+                made = subprocess.run([sys.executable, __file__, "--make", tmp, str(size), kind], capture_output=True,
+                                      text=True, check=True)
+                shape = json.loads(made.stdout)
                 floor = None
                 for row in rows:
                     proc = subprocess.run([sys.executable, __file__, "--child", tmp, row], capture_output=True,
