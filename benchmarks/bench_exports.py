@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 KINDS = {"coupling": {}, "cocitation": {}}
 ROWS = ["parquet", "arrow csv", "csv", "pajek", "vosviewer", "graphml full", "gexf", "export job"]
-OLD_ROWS = ["old csv", "old pajek", "old vosviewer", "old graphml full"]
+OLD_ROWS = ["old csv", "old pajek", "old vosviewer", "old graphml full", "old gexf"]
 
 
 def make_network(size: int, kind: str, folder: Path) -> dict:
@@ -86,7 +86,7 @@ def child(folder: Path, row: str) -> dict:
     from bib2graph.tables import Bundle
 
     net = Network.read(folder / "net", evidence=False)
-    corpus = Bundle.read(folder / "corpus") if row in ("graphml full", "gexf", "old graphml full") else None
+    corpus = Bundle.read(folder / "corpus") if row in ("graphml full", "gexf", "old graphml full", "old gexf") else None
     xy = pd.read_parquet(folder / "layout.parquet")[["x", "y"]].to_numpy()
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out = Path(tempfile.mkdtemp(dir=folder))
@@ -103,7 +103,7 @@ def child(folder: Path, row: str) -> dict:
         export.write_vosviewer(net, out / "m.txt", out / "n.txt", out / "v.json", xy)
     elif row == "graphml full":
         export.write_graphml(net, corpus, out / "n.graphml")
-    elif row == "gexf":   # networkx's writer, on the reduction the export job would write
+    elif row == "gexf":   # on the reduction the export job would write
         from bib2graph.export.reduction import reduced, visual_edges
         from bib2graph.spec import schema_defaults
 
@@ -131,6 +131,8 @@ def child(folder: Path, row: str) -> dict:
             old.write_pajek(net, out / "n.net")
         elif what == "vosviewer":
             old.write_vosviewer(net, out / "m.txt", out / "n.txt", out / "v.json", xy)
+        elif what == "gexf":   # the whole network, as `gexf` runs on it when below export.max_edges
+            old.write_gexf(net, corpus, out / "n.gexf", xy)
         else:
             old.write_graphml(net, corpus, out / "n.graphml")
     seconds = time.perf_counter() - start
