@@ -156,16 +156,3 @@ def write_parts(path: str | os.PathLike[str], parts: Iterable) -> None:
                 fh.write(text_bytes(part))
             else:
                 fh.write(part)
-
-
-def escape_xml(text: pa.Array, attribute: bool = False) -> pa.Array:
-    """ElementTree's escapes: ``& < >`` in text; also ``" \\n \\r \\t`` in attribute values."""
-    pairs = [("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")]
-    if attribute:
-        pairs += [('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"), ("\t", "&#09;")]
-    pattern = "[" + "".join(p for p, _ in pairs) + "]"
-    if not pc.any(pc.match_substring_regex(text, pattern)).as_py():
-        return text
-    for plain, escaped in pairs:
-        text = pc.replace_substring(text, plain, escaped)
-    return text
