@@ -1,5 +1,5 @@
-"""Column-wise text for the exporters: numbers, escapes and lines built in Arrow, never one Python object
-per edge.
+"""Column-wise text for the exporters: numbers, node codes and lines built in Arrow, never one Python
+object per edge.
 
 Each helper turns a column into an Arrow string array whose cells equal, byte for byte, what Python's own
 formatting gives (`repr` of a float, ``%.10g``, ``str`` of an int), so that exporters written this way
@@ -20,6 +20,8 @@ from ..atomic import atomic_path
 
 #: rows per chunk of text: bounded memory whatever the table's length
 CHUNK = 1 << 20
+#: nodes per chunk (a node's lines may hold an abstract)
+NODE_CHUNK = 1 << 16
 
 _TINY = r"^(?P<s>-?)0\.(?P<z>0{4,})(?P<d>\d)(?P<r>\d*)$"  # Arrow's positional form of |x| < 1e-4
 _EXP = r"^(?P<s>-?)(?P<d>\d)(?:\.(?P<r>\d+))?e(?P<e>[+-])(?P<p>\d+)$"  # Arrow's exponent form
