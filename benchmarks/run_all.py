@@ -2,7 +2,7 @@
 
 By default each runs at a small size, so that `make bench` finishes in minutes on a shared machine;
 `--full` runs each at its own defaults (10k, 50k and 100k works for the networks; 200 seeds over the
-five SYNERGY sets for the fetch; 100k records for the WoS reader), which takes far longer. A script that fails does not stop the others;
+five SYNERGY sets for the fetch; 100k records for the WoS reader; 2k and 20k works for the exports), which takes far longer. A script that fails does not stop the others;
 the exit status is 1 when any failed.
 
     python benchmarks/run_all.py            # small sizes
@@ -20,6 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 #: the arguments that make each benchmark small; a script not listed runs at its defaults
 SMALL = {"bench_fetch.py": ["--seeds", "50"], "bench_networks.py": ["--sizes", "10000"],
+         "bench_exports.py": ["--sizes", "2000"],
          "bench_layout.py": ["--nodes", "10000", "--edges", "100000"],
          "bench_gui.py": ["--nodes", "10000", "--edges", "100000"],
          "bench_readers.py": ["--records", "10000"]}

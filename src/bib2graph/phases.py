@@ -238,31 +238,40 @@ def _positions(path: str, node_ids: pd.Series):
 
 def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
     from . import export
-    from .export.graphml import write_graphml_with_positions
     from .export.reading import write_reading_order
     from .networks import Network
     from .registry import export_names
+
+    from .export.reduction import reduced, visual_edges
 
     formats = spec["export"]["formats"]
     net = Network.read(Path(inp["metrics"]).parent, evidence=False)   # reads only its declared inputs
     corpus = Bundle.read(_folder(inp["corpus"]))
     xy = _positions(inp["layout"], net.nodes["node_id"])
     folder = Path(out["manifest"]).parent
-    if "graphml" in formats:   # the network job's file, with the map's x and y added
-        write_graphml_with_positions(inp["graphml"], folder / "network.graphml", xy)
+    keep, reduction = visual_edges(net.edges, net.nodes["node_id"], spec["export"]["max_edges"],
+                                   spec["export"]["top_edges_per_node"])
+    visual = reduced(net, keep)
+    held: dict[str, int] = {}
+    if "graphml" in formats:   # with the map's x and y
+        export.write_graphml(visual, corpus, folder / "network.graphml", xy)
+        held["graphml"] = len(visual.edges)
     if "gexf" in formats:
-        export.write_gexf(net, corpus, folder / "network.gexf", xy)
-    if "csv" in formats:
+        export.write_gexf(visual, corpus, folder / "network.gexf", xy)
+        held["gexf"] = len(visual.edges)
+    if "csv" in formats:   # a table, not a drawing: every edge
         export.write_csv(net, folder / "nodes.csv", folder / "edges.csv")
         write_reading_order(net, folder / "reading_order.csv")
+        held["csv"] = len(net.edges)
     if "pajek" in formats:
-        export.write_pajek(net, folder / "network.net")
-    if "vosviewer" in formats:
-        export.write_vosviewer(net, folder / "vosviewer_map.txt", folder / "vosviewer_network.txt",
-                               folder / "vosviewer.json", xy)
+        export.write_pajek(visual, folder / "network.net")
+        held["pajek"] = len(visual.edges)
+    if "vosviewer" in formats:   # reciprocal arcs are one link
+        held["vosviewer"] = export.write_vosviewer(visual, folder / "vosviewer_map.txt",
+                                                   folder / "vosviewer_network.txt", folder / "vosviewer.json", xy)
     if "bibliography" in formats:
         _export_bibliography(spec, kind, inp, net, corpus, folder)
-    return {"formats": formats, "files": export_names(formats)}
+    return {"formats": formats, "files": export_names(formats), "edges": held, "reduction": reduction}
 
 
 def _export_bibliography(spec: dict, kind: str, inp: Named, net, corpus: Bundle, folder: Path) -> None:

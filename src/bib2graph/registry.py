@@ -298,7 +298,7 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
         found.update({k: net[k].format(kind=kind) for k in ("nodes", "edges")})
     elif rule == "export":
         net = _network_out(spec)
-        found.update({k: net[k].format(kind=kind) for k in ("graphml", "nodes", "edges", "metrics")},
+        found.update({k: net[k].format(kind=kind) for k in ("nodes", "edges", "metrics")},
                      corpus=bundle("results/corpus"), layout=_layout_out(spec)["layout"].format(kind=kind))
     elif rule == "report":
         found.update(seeds="results/seed/manifest.json", chain="results/chain/manifest.json",

@@ -54,6 +54,23 @@ def test_the_exports_carry_the_layouts_coordinates(built_demo):
         assert [(graph.nodes[n]["x"], graph.nodes[n]["y"]) for n in layout["node_id"]] == expected, kind
 
 
+def test_the_demo_exports_hold_every_edge_and_say_so(built_demo):
+    """The demo is far below export.max_edges: every visual file holds all edges, as its manifest says."""
+    import json
+
+    import pandas as pd
+
+    for kind in KINDS:
+        folder = built_demo / f"results/export/{kind}"
+        counts = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["counts"]
+        edges = len(pd.read_parquet(built_demo / f"results/networks/{kind}/edges.parquet"))
+        assert counts["reduction"]["kept"] == counts["reduction"]["edges"] == edges, kind
+        assert not counts["reduction"]["reduced"] and counts["reduction"]["max_edges"] == 1_000_000
+        assert nx.read_graphml(folder / "network.graphml").number_of_edges() == counts["edges"]["graphml"] == edges
+        assert nx.read_gexf(folder / "network.gexf").number_of_edges() == counts["edges"]["gexf"] == edges
+        assert counts["edges"]["csv"] == counts["edges"]["pajek"] == edges
+
+
 def _figure(report: str, name: str) -> ET.Element:
     found = re.search(rf'<figure id="{name}">(<svg.*?</svg>)', report, re.S)
     assert found, name

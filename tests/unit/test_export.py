@@ -218,13 +218,11 @@ def _map_of(net):
 
 @pytest.mark.parametrize("name", ["coupling", "coauthorship"])
 def test_exports_carry_the_map_coordinates(networks, sep, tmp_path, name):
-    from bib2graph.export.graphml import write_graphml_with_positions
-
     net = networks[name]
     xy = _map_of(net)
     expected = {node: (x, y) for node, x, y in zip(net.nodes["node_id"], xy[:, 0], xy[:, 1])}
     write_graphml(net, sep, tmp_path / "plain.graphml")
-    write_graphml_with_positions(tmp_path / "plain.graphml", tmp_path / "net.graphml", xy)
+    write_graphml(net, sep, tmp_path / "net.graphml", xy)
     graph = nx.read_graphml(tmp_path / "net.graphml")
     assert {n: (d["x"], d["y"]) for n, d in graph.nodes(data=True)} == expected
     plain = nx.read_graphml(tmp_path / "plain.graphml")
@@ -244,13 +242,10 @@ def test_exports_carry_the_map_coordinates(networks, sep, tmp_path, name):
 
 def test_graphml_positions_need_one_per_node(networks, sep, tmp_path):
     from bib2graph.errors import DataError
-    from bib2graph.export.graphml import with_positions
-
     net = networks["citation"]
-    write_graphml(net, sep, tmp_path / "net.graphml")
-    text = (tmp_path / "net.graphml").read_text(encoding="utf-8")
     with pytest.raises(DataError):
-        with_positions(text, _map_of(net)[:-1])
+        write_graphml(net, sep, tmp_path / "net.graphml", _map_of(net)[:-1])
+    assert not list(tmp_path.iterdir())   # nothing half-written is left
 
 
 def test_item_nodes_carry_the_mean_year_of_their_works(networks, sep):
@@ -279,3 +274,112 @@ def parse_vos_score(net):
         rows = parse_vos_map(folder / "m.txt")
     column = "score<Avg. pub. year>"
     return [float(r[column]) for r in rows] if rows and column in rows[0] else None
+
+
+@pytest.mark.parametrize("name", [*CASES, "hostile"])
+def test_column_wise_writers_give_the_bytes_of_the_per_row_ones(networks, sep, hostile, tmp_path, name):
+    """The column-wise writers equal, byte for byte, the per-row ones they replaced (export_reference)."""
+    from bib2graph.export.reading import reading_order
+
+    from . import export_reference as old
+
+    corpus, net = hostile if name == "hostile" else (sep, networks[name])
+    xy = _map_of(net)
+    pairs = [(lambda d, p: write_graphml(net, corpus, d / p), lambda d, p: old.write_graphml(net, corpus, d / p)),
+             (lambda d, p: write_graphml(net, corpus, d / p, xy), lambda d, p: old.write_graphml(net, corpus, d / p, xy)),
+             (lambda d, p: write_pajek(net, d / p), lambda d, p: old.write_pajek(net, d / p)),
+             (lambda d, p: write_gexf(net, corpus, d / p), lambda d, p: old.write_gexf(net, corpus, d / p)),
+             (lambda d, p: write_gexf(net, corpus, d / p, xy), lambda d, p: old.write_gexf(net, corpus, d / p, xy))]
+    for k, (new, before) in enumerate(pairs):
+        new(tmp_path, f"new{k}")
+        before(tmp_path, f"old{k}")
+        assert (tmp_path / f"new{k}").read_bytes() == (tmp_path / f"old{k}").read_bytes(), k
+    for frame in (net.nodes, net.edges, reading_order(net.kind, net.nodes)):
+        from bib2graph.export.csv import frame_text
+
+        assert frame_text(frame) == old.frame_text(frame)
+    write_csv(net, tmp_path / "n.csv", tmp_path / "e.csv")
+    assert (tmp_path / "e.csv").read_text(encoding="utf-8") == old.frame_text(net.edges)
+    for positions in (None, xy):
+        write_vosviewer(net, tmp_path / "m", tmp_path / "n", tmp_path / "j", positions)
+        old.write_vosviewer(net, tmp_path / "om", tmp_path / "on", tmp_path / "oj", positions)
+        for file in ("m", "n", "j"):
+            assert (tmp_path / file).read_bytes() == (tmp_path / f"o{file}").read_bytes(), file
+
+
+def test_numbers_read_as_python_writes_them():
+    """Arrow's number text, put in Python's notation, is Python's `repr`, ``%.10g`` and VOSviewer's numbers."""
+    import numpy as np
+
+    from bib2graph.export.text import float_repr, number_g10
+
+    rng = np.random.default_rng(5)
+    values = np.concatenate([rng.random(3000) * 10.0 ** rng.integers(-12, 20, 3000), np.floor(rng.random(500) * 99),
+                             [0.0, -0.0, 1e-4, 1e-5, 1.5e-7, 9.99e15, 1e16, 2.5e17, -0.5, -3e-7, 1 / 3, 1e300, 5e-324,
+                              float("nan"), float("inf"), -float("inf"), 2.0 ** 53, 2.0 ** 63]])
+    assert float_repr(values).to_pylist() == [repr(v) for v in values.tolist()]
+    assert number_g10(values).to_pylist() == [f"{v:.10g}" for v in values.tolist()]
+    finite = values[np.isfinite(values)]
+    assert number_g10(finite, integers=True).to_pylist() == \
+        [str(int(v)) if v.is_integer() else f"{v:.10g}" for v in finite.tolist()]
+
+
+def test_reduction_keeps_exactly_the_strongest_edges(networks):
+    """max_edges keeps the M largest weights (ties: the earlier row); top_edges_per_node keeps an edge when
+    it ranks among the k strongest of either endpoint; kept edges stay in table order."""
+    import numpy as np
+
+    from bib2graph.export.reduction import visual_edges
+
+    net = networks["coupling"]
+    edges = net.edges
+    keep, report = visual_edges(edges, net.nodes["node_id"], 100, None)
+    expected = edges.assign(row=range(len(edges))).sort_values(["weight", "row"], ascending=[False, True]).head(100)
+    assert set(edges.index[keep]) == set(expected.index) and keep.sum() == 100
+    assert report["kept"] == 100 and report["edges"] == len(edges) and report["reduced"]
+    assert "100 strongest" in report["why"]
+
+    keep, report = visual_edges(edges, net.nodes["node_id"], None, 2)
+    both = pd.concat([edges[["source", "weight"]].rename(columns={"source": "node"}).assign(row=range(len(edges))),
+                      edges[["target", "weight"]].rename(columns={"target": "node"}).assign(row=range(len(edges)))])
+    both = both.sort_values(["node", "weight", "row"], ascending=[True, False, True])
+    top = set(both[both.groupby("node").cumcount() < 2]["row"])
+    assert set(np.flatnonzero(keep)) == top and report["kept"] == len(top) < len(edges)
+
+    keep, report = visual_edges(edges, net.nodes["node_id"], 10 ** 6, None)
+    assert keep.all() and not report["reduced"] and report["kept"] == len(edges)
+
+
+def test_export_job_says_how_many_edges_each_file_holds(networks, sep, tmp_path):
+    """The export job, with a reduction: the visual files open in networkx with the counts its manifest
+    gives, edges.csv keeps all edges."""
+    from bib2graph.networks.schema import LAYOUT
+    from bib2graph.phases import run_export
+    from bib2graph.registry import export_names
+    from bib2graph.skips import Skips
+    from bib2graph.tables import write_table
+
+    net = networks["coupling"]
+    net.write(tmp_path / "net")
+    sep.write(tmp_path / "corpus")
+    xy = _map_of(net)
+    write_table(pd.DataFrame({"node_id": net.nodes["node_id"], "x": xy[:, 0], "y": xy[:, 1]}), LAYOUT,
+                tmp_path / "layout.parquet")
+    formats = ["graphml", "gexf", "csv", "pajek", "vosviewer"]
+    spec = {"export": {"formats": formats, "max_edges": 300, "top_edges_per_node": None}}
+    inp = {"metrics": str(tmp_path / "net/metrics.json"), "corpus": [str(tmp_path / "corpus/works.parquet")],
+           "layout": str(tmp_path / "layout.parquet")}
+    out = tmp_path / "out"
+    counts = run_export(spec, "coupling", inp, {"manifest": str(out / "manifest.json")}, Skips())
+    assert {p.name for p in out.iterdir()} == set(export_names(formats))
+    assert counts["edges"] == {"graphml": 300, "gexf": 300, "csv": len(net.edges), "pajek": 300, "vosviewer": 300}
+    assert counts["reduction"]["reduced"] and counts["reduction"]["max_edges"] == 300
+    for file, read in (("network.graphml", nx.read_graphml), ("network.gexf", nx.read_gexf),
+                       ("network.net", nx.read_pajek)):
+        graph = read(out / file)
+        assert (graph.number_of_nodes(), graph.number_of_edges()) == (len(net.nodes), 300), file
+    strongest = net.edges.sort_values("weight", ascending=False, kind="mergesort").head(300)
+    graph = nx.read_graphml(out / "network.graphml")
+    assert {frozenset(e) for e in graph.edges} == {frozenset(e) for e in zip(strongest.source, strongest.target)}
+    assert len(pd.read_csv(out / "edges.csv")) == len(net.edges)
+    assert len(parse_vos_network(out / "vosviewer_network.txt")) == 300

@@ -632,3 +632,22 @@ def test_jobs_ask_for_memory_from_the_rows_they_read(tmp_path):
     assert registry.mem_mb("network", [str(tmp_path / "missing/references.parquet")]) == network.base_mb
     assert registry.mem_mb("report", [str(refs)]) == registry.Demand().base_mb
     assert registry.threads("network") == 1
+
+
+def test_large_tables_are_checked_column_wise_as_pandera_checks_them(sep):
+    """The column-wise check of large tables gives the frame pandera's conform gives (shuffled rows come back
+    sorted, dtypes coerced alike) and refuses what pandera refuses: nulls, failed checks, repeated keys."""
+    from bib2graph.networks.schema import COUPLING_EVIDENCE
+    from bib2graph.tables import _conform_large
+
+    net = build("coupling", sep, {}, {"stability_runs": 1})
+    tables = [(net.nodes, NODES), (net.edges, EDGES), (net.evidence, COUPLING_EVIDENCE)]
+    for table, schema in tables:
+        for frame in (table, table.sample(frac=1, random_state=3).astype(object)):
+            pd.testing.assert_frame_equal(_conform_large(frame, schema), conform(frame, schema))
+    edges = net.edges
+    for broken, why in ((edges.assign(weight=-edges["weight"]), "greater_than"),
+                        (edges.assign(source=None), "not_nullable"),
+                        (pd.concat([edges, edges.head(1)]), "unique")):
+        with pytest.raises(DataError, match=why):
+            _conform_large(broken, EDGES)

@@ -24,7 +24,6 @@ from bib2graph.cited import cited_works, look_up
 from bib2graph.corpus import build_corpus
 from bib2graph.errors import B2GError, SpecError
 from bib2graph.export import write_csv, write_gexf, write_graphml, write_pajek, write_vosviewer
-from bib2graph.export.graphml import write_graphml_with_positions
 from bib2graph.networks import build
 from bib2graph.networks.layout import layout
 from bib2graph.tables import CANDIDATES, SEEDS, conform
@@ -156,7 +155,7 @@ def test_a_spec_the_checks_accept_runs_in_every_job(drawn, demo_universe, seeds,
                     iterations=min(drawn_layout["iterations"], 20))   # more steps cost time, not coverage
         if "graphml" in formats:
             write_graphml(net, corpus, out / "n.graphml")
-            write_graphml_with_positions(out / "n.graphml", out / "xy.graphml", xy)
+            write_graphml(net, corpus, out / "xy.graphml", xy)
         if "gexf" in formats:
             write_gexf(net, corpus, out / "n.gexf", xy)
         if "csv" in formats:

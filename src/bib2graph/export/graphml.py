@@ -1,56 +1,159 @@
-"""GraphML export (Gephi, Cytoscape, yEd, networkx) with typed node and edge attributes."""
+"""GraphML export (Gephi, Cytoscape, yEd, networkx) with typed node and edge attributes.
+
+Written column-wise: each attribute column becomes its ``<data>`` lines in Arrow, and the edges, the bulk
+of the file, are written a chunk at a time. The bytes are those networkx's ``generate_graphml`` gives for
+the graph `to_networkx` builds (key IDs ``d0``… in order of first use, listed last first; non-ASCII
+characters as character references; graph attributes after the edges), so a file reads back in networkx
+with the same attributes and types.
+"""
 
 from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
-import networkx as nx
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from ..atomic import write_text
 from ..errors import DataError
 from ..tables import Bundle
-from .common import to_networkx
+from .common import NODE_ATTRIBUTES, _corpus_extras, clean, cluster_labels, node_url
+from .text import NODE_CHUNK, chunks, float_repr, int_text, node_codes, write_parts
 
-_NODE = re.compile(r'^    <node id="[^"]*"( /)?>$', re.MULTILINE)
-_GRAPH = re.compile(r"^  <graph ", re.MULTILINE)
-_KEYS = ('  <key id="x" for="node" attr.name="x" attr.type="double" />\n'
-         '  <key id="y" for="node" attr.name="y" attr.type="double" />\n')
-
-
-def write_graphml(network, corpus: Bundle | None, path: str | os.PathLike[str]) -> None:
-    """Write `network` as GraphML; with `corpus`, work nodes also carry venue, type, citations, abstract."""
-    graph = to_networkx(network, corpus)
-    write_text(path, "\n".join(nx.generate_graphml(graph, encoding="utf-8", prettyprint=True)) + "\n")
-
-
-def with_positions(text: str, xy) -> str:
-    """GraphML `text` (as `write_graphml` writes it) with node attributes ``x`` and ``y`` (Gephi's and
-    yEd's position attributes) from `xy` (n × 2, in node order), inserted in one pass over the text
-    instead of building the graph again. Element text never holds a raw ``<``, so only real node tags match."""
-    rows = iter(range(len(xy)))
-    used = []
-
-    def add(match: re.Match) -> str:
-        k = next(rows, None)
-        if k is None:
-            raise DataError("the GraphML file has more nodes than the layout", code="ARTIFACT_CORRUPT")
-        used.append(k)
-        tag = match.group(0)
-        data = (f'\n      <data key="x">{float(xy[k, 0])!r}</data>'
-                f'\n      <data key="y">{float(xy[k, 1])!r}</data>')
-        return tag[:-3] + ">" + data + "\n    </node>" if match.group(1) else tag + data
-
-    graph_at = _GRAPH.search(text)
-    if graph_at is None:
-        raise DataError("the network's GraphML file has no <graph> element", code="ARTIFACT_CORRUPT")
-    out = text[:graph_at.start()] + _KEYS + _NODE.sub(add, text[graph_at.start():])
-    if len(used) != len(xy):
-        raise DataError(f"the GraphML file has {len(used)} nodes and the layout {len(xy)}", code="ARTIFACT_CORRUPT")
-    return out
+_HEAD = ('<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
+         'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+         'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
+         'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n')
+_LINE_BREAKS = re.compile(r"\r\n|[\r\x0b\x0c\x1c\x1d\x1e]")   # what str.splitlines breaks in ASCII text
+_ATTRIBUTE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#13;",
+                            "\n": "&#10;", "\t": "&#09;"})
+_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_TYPES = {str: "string", int: "long", float: "double", bool: "boolean"}
 
 
-def write_graphml_with_positions(source: str | os.PathLike[str], path: str | os.PathLike[str], xy) -> None:
-    """Copy the network's GraphML file `source` to `path` with the map coordinates `xy` added."""
-    write_text(path, with_positions(Path(source).read_text(encoding="utf-8"), xy))
+def _xml(value: str, attribute: bool = False) -> str:
+    """ElementTree's escapes in its us-ascii output (non-ASCII as ``&#N;``), lines broken as networkx's
+    ``splitlines`` breaks them."""
+    text = value.translate(_ATTRIBUTE if attribute else _TEXT).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    return _LINE_BREAKS.sub("\n", text)
+
+
+def _column(values: pd.Series, attribute: bool = False) -> tuple[type, pa.Array]:
+    """(Python type, text of each cell or null where networkx would omit the attribute); `attribute`:
+    text escaped for an XML attribute's value rather than element text."""
+    if pd.api.types.is_bool_dtype(values.dtype):
+        return bool, pa.array(np.where(values.to_numpy(dtype=bool), "True", "False"), type=pa.string())
+    if pd.api.types.is_integer_dtype(values.dtype):
+        return int, int_text(values)
+    if pd.api.types.is_float_dtype(values.dtype):
+        x = values.to_numpy(dtype=np.float64, na_value=np.nan)
+        return float, pc.if_else(pa.array(np.isfinite(x)), float_repr(x), pa.nulls(len(x), pa.string()))
+    cells = [_xml(v, attribute) if isinstance(v, str) else None for v in values.astype(object)]
+    return str, pa.array(cells, type=pa.string())
+
+
+def _node_columns(network, corpus: Bundle | None) -> dict[str, pd.Series]:
+    """The node attributes in networkx's order (to_networkx's dict order), one column each."""
+    nodes = network.nodes
+    columns = {key: nodes[key] for key in NODE_ATTRIBUTES}
+    columns["label"] = pd.Series([clean(x) for x in nodes["label"]], dtype=object)
+    columns["url"] = pd.Series([node_url(i, d if isinstance(d, str) else None)
+                                for i, d in zip(nodes["node_id"], nodes["doi"])], dtype=object)
+    names = cluster_labels(network)
+    columns["cluster_label"] = pd.Series([names.get(int(c)) if pd.notna(c) else None for c in nodes["cluster"]],
+                                         dtype=object)
+    extras = _corpus_extras(network, corpus)
+    found = list(dict.fromkeys(k for attrs in extras.values() for k in attrs))
+    for key in found:
+        values = [extras.get(i, {}).get(key) for i in nodes["node_id"]]
+        kinds = {type(v) for v in values if v is not None}
+        dtype = "Int64" if kinds == {int} else "float64" if kinds == {float} else object
+        columns[key] = pd.Series(values, dtype=dtype)
+    return {k: v.reset_index(drop=True) for k, v in columns.items()}
+
+
+def _edge_order(network, codes: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row order, source codes, target codes) in networkx's edge order: by the first endpoint in node order
+    (the source, when directed), then by table row."""
+    s, t = codes
+    if not network.directed:
+        s, t = np.minimum(s, t), np.maximum(s, t)
+    order = np.argsort(s, kind="stable")
+    return order, s[order], t[order]
+
+
+def graphml_parts(network, corpus: Bundle | None = None, xy=None):
+    """The GraphML text of `network` in parts (strings and Arrow string arrays); `xy` (n × 2, node order)
+    adds the node attributes ``x`` and ``y`` (Gephi's and yEd's positions), keyed ``x`` and ``y``."""
+    params = network.metrics.get("parameters", {})
+    graph_attrs = {"kind": network.kind, "normalization": str(params.get("normalization", "")),
+                   "definition": str(network.metrics.get("definition", ""))}
+    if "counting" in params:
+        graph_attrs["counting"] = str(params["counting"])
+    keys = [("graph", name, "string") for name in graph_attrs]
+    n = len(network.nodes)
+    if xy is not None and len(xy) != n:
+        raise DataError(f"the network has {n} nodes and the layout {len(xy)}", code="ARTIFACT_CORRUPT")
+    texts, firsts = {}, []
+    for position, (name, values) in enumerate(_node_columns(network, corpus).items()):
+        kind, text = _column(values)
+        present = text.is_valid().to_numpy(zero_copy_only=False) if n else np.zeros(0, bool)
+        if present.any():
+            texts[name] = (kind, text)
+            firsts.append((int(np.argmax(present)), position, name))
+    ids = {}
+    for _, _, name in sorted(firsts):
+        ids[name] = f"d{len(keys)}"
+        keys.append(("node", name, _TYPES[texts[name][0]]))
+    m = len(network.edges)
+    if m:
+        edge_ids = {"count": f"d{len(keys)}", "weight": f"d{len(keys) + 1}"}
+        keys += [("edge", "count", "double"), ("edge", "weight", "double")]
+    yield _HEAD
+    keyed = [f'  <key id="d{k}" for="{scope}" attr.name="{_xml(name, True)}" attr.type="{kind}" />\n'
+             for k, (scope, name, kind) in enumerate(keys)][::-1]
+    yield "".join(keyed)
+    if xy is not None:
+        yield ('  <key id="x" for="node" attr.name="x" attr.type="double" />\n'
+               '  <key id="y" for="node" attr.name="y" attr.type="double" />\n')
+    yield f'  <graph edgedefault="{"directed" if network.directed else "undirected"}">\n'
+    node_ids = [_xml(str(i), True) for i in network.nodes["node_id"]]
+    if n:
+        cells = [pa.array([f'    <node id="{i}">\n' for i in node_ids], type=pa.string())]
+        if xy is not None:   # first, where positions were added to networkx's file before
+            for k, key in enumerate(("x", "y")):
+                cells.append(pc.binary_join_element_wise(f'      <data key="{key}">', float_repr(xy[:, k]),
+                                                         "</data>\n", ""))
+        for name in texts:   # a node's data in its attributes' order; key IDs in order of first use
+            key, text = ids[name], texts[name][1]
+            full = pc.binary_join_element_wise(f'      <data key="{key}">', text, "</data>\n", "")
+            empty = pa.scalar(f'      <data key="{key}" />\n')
+            cells.append(pc.if_else(pc.equal(text, ""), empty, full))
+        cells.append(pa.array(["    </node>\n"] * n, type=pa.string()))
+        for part in chunks(n, NODE_CHUNK):   # string arrays stay far below Arrow's 2 GB per array
+            yield pc.binary_join_element_wise(*(c[part] if isinstance(c, pa.Array) else c for c in cells), "",
+                                              null_handling="skip")
+    if m:
+        ids = network.nodes["node_id"]
+        order, s, t = _edge_order(network, (node_codes(ids, network.edges["source"]),
+                                            node_codes(ids, network.edges["target"])))
+        attr_ids = pa.array(node_ids, type=pa.string())
+        count = network.edges["count"].to_numpy(dtype=np.float64)
+        weight = network.edges["weight"].to_numpy(dtype=np.float64)
+        for part in chunks(m):
+            rows = order[part]
+            yield pc.binary_join_element_wise(
+                '    <edge source="', attr_ids.take(pa.array(s[part])), '" target="', attr_ids.take(pa.array(t[part])),
+                f'">\n      <data key="{edge_ids["count"]}">', float_repr(count[rows]),
+                f'</data>\n      <data key="{edge_ids["weight"]}">', float_repr(weight[rows]),
+                "</data>\n    </edge>\n", "")
+    yield "".join(f'    <data key="d{k}">{_xml(value)}</data>\n' for k, value in enumerate(graph_attrs.values()))
+    yield "  </graph>\n</graphml>\n"
+
+
+def write_graphml(network, corpus: Bundle | None, path: str | os.PathLike[str], xy=None) -> None:
+    """Write `network` as GraphML; with `corpus`, work nodes also carry venue, type, citations, abstract;
+    with `xy` (n × 2, in node order), nodes carry the map's ``x`` and ``y``."""
+    write_parts(path, graphml_parts(network, corpus, xy))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 
-from ..atomic import write_text
+
 from .common import clean
+from .text import chunks, int_text, lines, node_codes, number_g10, write_parts
 
 
 def pajek_labels(network) -> list[str]:
@@ -22,11 +23,18 @@ def pajek_labels(network) -> list[str]:
 
 
 def write_pajek(network, path: str | os.PathLike[str]) -> None:
-    """Write the network; vertices are numbered 1..n in node_id order, edge values are ``weight``."""
-    codes = {node_id: k for k, node_id in enumerate(network.nodes["node_id"], start=1)}
-    lines = [f"*Vertices {len(codes)}"]
-    lines += [f'{k} "{label}"' for k, label in enumerate(pajek_labels(network), start=1)]
-    lines.append("*Arcs" if network.directed else "*Edges")
-    lines += [f"{codes[s]} {codes[t]} {float(w):.10g}"
-              for s, t, w in zip(network.edges["source"], network.edges["target"], network.edges["weight"])]
-    write_text(path, "\r\n".join(lines) + "\r\n")
+    """Write the network; vertices are numbered 1..n in node_id order, edge values are ``weight`` (``%.10g``),
+    the edge lines built column-wise a chunk at a time."""
+    ids = network.nodes["node_id"]
+    source = node_codes(ids, network.edges["source"]) + 1
+    target = node_codes(ids, network.edges["target"]) + 1
+    weight = network.edges["weight"].to_numpy(dtype=float)
+    head = [f"*Vertices {len(ids)}"] + [f'{k} "{label}"' for k, label in enumerate(pajek_labels(network), start=1)]
+    head.append("*Arcs" if network.directed else "*Edges")
+
+    def parts():
+        yield "\r\n".join(head) + "\r\n"
+        for part in chunks(len(weight)):
+            yield lines([int_text(source[part]), int_text(target[part]), number_g10(weight[part])], " ", "\r\n")
+
+    write_parts(path, parts())

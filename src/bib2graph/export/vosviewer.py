@@ -16,23 +16,31 @@ import os
 import numpy as np
 import pandas as pd
 
-from ..atomic import write_json, write_text
+import json
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from .common import clean, cluster_labels, native, node_url
+from .text import chunks, float_repr, int_text, lines, node_codes, number_g10, write_parts
 
 MAX_CLUSTER = 1000
 WEIGHTS = (("Links", "degree"), ("Total link strength", "link_strength"), ("Occurrences", "occurrences"))
 
 
-def _links(network, ids: dict[str, int]) -> pd.DataFrame:
-    """Undirected links ``(id1 < id2, strength)`` with raw counts; reciprocal arcs summed."""
-    a = network.edges["source"].map(ids).to_numpy(dtype=np.int64)
-    b = network.edges["target"].map(ids).to_numpy(dtype=np.int64)
-    links = pd.DataFrame({"id1": np.minimum(a, b), "id2": np.maximum(a, b),
-                          "strength": network.edges["count"].to_numpy(dtype=float)})
-    return links.groupby(["id1", "id2"], as_index=False, sort=True)["strength"].sum()
+def _links(network) -> pd.DataFrame:
+    """Undirected links ``(id1 < id2, strength)`` with raw counts, sorted; reciprocal arcs summed."""
+    n = len(network.nodes)
+    a = node_codes(network.nodes["node_id"], network.edges["source"]) + 1
+    b = node_codes(network.nodes["node_id"], network.edges["target"]) + 1
+    pair = np.minimum(a, b) * (n + 1) + np.maximum(a, b)
+    distinct, inverse = np.unique(pair, return_inverse=True)
+    strength = np.bincount(inverse.ravel(), weights=network.edges["count"].to_numpy(dtype=float),
+                           minlength=len(distinct))
+    return pd.DataFrame({"id1": distinct // (n + 1), "id2": distinct % (n + 1), "strength": strength})
 
 
-def _items(network) -> pd.DataFrame:
+def _items(network, links: pd.DataFrame) -> pd.DataFrame:
     nodes = network.nodes
     items = pd.DataFrame({
         "id": np.arange(1, len(nodes) + 1),
@@ -40,7 +48,6 @@ def _items(network) -> pd.DataFrame:
         "url": [node_url(i, native(d)) or "" for i, d in zip(nodes["node_id"], nodes["doi"])],
         "cluster": np.minimum(nodes["cluster"].to_numpy(dtype=np.int64), MAX_CLUSTER),
     })
-    links = _links(network, dict(zip(nodes["node_id"], items["id"])))
     size = len(nodes) + 1
     degree = np.bincount(links["id1"], minlength=size) + np.bincount(links["id2"], minlength=size)
     items["Links"] = degree[1:]
@@ -75,44 +82,96 @@ def _coordinate(value) -> str:
     return repr(float(value))   # the shortest text that reads back as the very same float
 
 
-def write_vosviewer(network, map_path: str | os.PathLike[str], network_path: str | os.PathLike[str],
-                    json_path: str | os.PathLike[str], xy=None) -> None:
-    """Write the map file, the network file and the JSON file of `network`; `xy` (n × 2, in node-table
-    order) gives the items their map coordinates."""
-    items = _items(network)
-    links = _links(network, dict(zip(network.nodes["node_id"], items["id"])))
-    score, years = _scores(network)
-
+def _map_rows(network, items: pd.DataFrame, xy, score, years) -> str:
     header = ["id", "label", "url"] + (["x", "y"] if xy is not None else []) + ["cluster"]
     header += [f"weight<{name}>" for name, _ in WEIGHTS] + ([f"score<{score}>"] if score else [])
-    rows = ["\t".join(header)]
-    for k, item in enumerate(items.itertuples(index=False)):
-        cells = [str(item.id), _map_label(item.label), item.url]
-        cells += [_coordinate(xy[k, 0]), _coordinate(xy[k, 1])] if xy is not None else []
-        cells += [str(item.cluster), _number(items["Links"].iat[k]), _number(items["Total link strength"].iat[k]),
-                  _number(items["Occurrences"].iat[k])]
-        if score:
-            cells.append(_number(years[k]))
-        rows.append("\t".join(cells))
-    write_text(map_path, "\n".join(rows) + "\n")
-    write_text(network_path, "".join(f"{a}\t{b}\t{_number(s)}\n"
-                                     for a, b, s in links.itertuples(index=False)))
+    columns = [int_text(items["id"]), pa.array([_map_label(x) for x in items["label"]], type=pa.string()),
+               pa.array(items["url"], type=pa.string())]
+    columns += [float_repr(xy[:, 0]), float_repr(xy[:, 1])] if xy is not None else []
+    columns.append(int_text(items["cluster"]))
+    columns += [number_g10(items[name].to_numpy(dtype=float), integers=True) for name, _ in WEIGHTS]
+    if score:
+        columns.append(number_g10(np.asarray(years, dtype=float), integers=True))
+    body = "".join(lines(columns).to_pylist()) if len(items) else ""
+    return "\t".join(header) + "\n" + body
+
+
+_LINK = "      {\n        \"source_id\": ", ",\n        \"strength\": ", ",\n        \"target_id\": ", "\n      }"
+_SLOT = '"@@links@@"'
+
+
+def _json_links(links: pd.DataFrame):
+    """The JSON list of links as `write_json` indents it, built column-wise."""
+    if not len(links):
+        yield "[]"
+        return
+    yield "[\n"
+    for part in chunks(len(links)):
+        rows = links.iloc[part]
+        cells = [_LINK[0], int_text(rows["id1"]), _LINK[1], float_repr(rows["strength"].to_numpy()),
+                 _LINK[2], int_text(rows["id2"]), _LINK[3]]
+        text = pc.binary_join_element_wise(*cells, "")
+        last = part.stop == len(links)   # every link but the very last is followed by a comma
+        yield pc.binary_join_element_wise(text[:-1] if last else text, ",\n", "")
+        if last:
+            yield text[-1:]
+    yield "\n    ]"
+
+
+def _json_text(values) -> pa.Array:
+    return pa.array([json.dumps(v, ensure_ascii=False) for v in values], type=pa.string())
+
+
+def _json_numbers(values) -> pa.Array:
+    """JSON's text of numbers: ints as ints, floats as Python's repr."""
+    values = np.asarray(values)
+    return int_text(values) if values.dtype.kind in "iu" else float_repr(values)
+
+
+def _json_items(network, items: pd.DataFrame, xy, score, years):
+    """The JSON list of items as `write_json` writes it (keys sorted, indent 2), built column-wise."""
+    if not len(items):
+        yield "[]"
+        return
+    cells = ['      {\n        "cluster": ', int_text(items["cluster"]), ',\n        "description": ',
+             _json_text(str(i) for i in network.nodes["node_id"]), ',\n        "id": ', int_text(items["id"]),
+             ',\n        "label": ', _json_text(items["label"]), ",\n"]
+    if score:
+        cells += [f'        "scores": {{\n          {json.dumps(score)}: ',
+                  int_text(years) if all(isinstance(y, int) for y in years) else float_repr(years), "\n        },\n"]
+    url = pa.array([f'        "url": {json.dumps(u, ensure_ascii=False)},\n' if u else None for u in items["url"]],
+                   type=pa.string())
+    cells += [url, '        "weights": {\n          "Links": ', _json_numbers(items["Links"]),
+              ',\n          "Occurrences": ', _json_numbers(items["Occurrences"]),
+              ',\n          "Total link strength": ', _json_numbers(items["Total link strength"]), "\n        }"]
+    if xy is not None:
+        cells += [',\n        "x": ', float_repr(xy[:, 0]), ',\n        "y": ', float_repr(xy[:, 1])]
+    cells.append("\n      }")
+    text = pc.binary_join_element_wise(*cells, "", null_handling="skip")
+    yield "[\n"
+    yield pc.binary_join_element_wise(text[:-1], ",\n", "")
+    yield text[-1:]
+    yield "\n    ]"
+
+
+def write_vosviewer(network, map_path: str | os.PathLike[str], network_path: str | os.PathLike[str],
+                    json_path: str | os.PathLike[str], xy=None) -> int:
+    """Write the map file, the network file and the JSON file of `network`; `xy` (n × 2, in node-table
+    order) gives the items their map coordinates. The link lines (the bulk) are built column-wise.
+    Returns the number of links written."""
+    links = _links(network)
+    items = _items(network, links)
+    score, years = _scores(network)
+    write_parts(map_path, [_map_rows(network, items, xy, score, years)])
+    write_parts(network_path, (lines([int_text(links["id1"].iloc[p]), int_text(links["id2"].iloc[p]),
+                                      number_g10(links["strength"].iloc[p].to_numpy(), integers=True)])
+                               for p in chunks(len(links))))
 
     names = cluster_labels(network)
-    json_items = []
-    for k, item in enumerate(items.itertuples(index=False)):
-        entry = {"id": int(item.id), "label": item.label}
-        if xy is not None:
-            entry.update(x=float(xy[k, 0]), y=float(xy[k, 1]))
-        entry.update({"cluster": int(item.cluster),
-                      "weights": {name: native(items[name].iat[k]) for name, _ in WEIGHTS},
-                      "description": f"{network.nodes['node_id'].iat[k]}"})
-        if item.url:
-            entry["url"] = item.url
-        if score:
-            entry["scores"] = {score: years[k]}
-        json_items.append(entry)
-    json_links = [{"source_id": int(a), "target_id": int(b), "strength": native(s)}
-                  for a, b, s in links.itertuples(index=False)]
     clusters = [{"cluster": c, "label": names[c]} for c in sorted(names) if c <= MAX_CLUSTER]
-    write_json(json_path, {"network": {"items": json_items, "links": json_links, "clusters": clusters}})
+    doc = json.dumps({"network": {"items": "@@items@@", "links": "@@links@@", "clusters": clusters}},
+                     sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    head, _, rest = doc.partition('"@@items@@"')
+    middle, _, tail = rest.rpartition(_SLOT)
+    write_parts(json_path, [head, *_json_items(network, items, xy, score, years), middle, *_json_links(links), tail])
+    return len(links)
