@@ -287,7 +287,7 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
         found.update(seeds="results/seed/seeds.parquet", candidates="results/chain/candidates.parquet",
                      pool=bundle("results/chain/pool"))
         found["curation"] = found["curation"][0]
-        if _files_source(spec):
+        if _universe_source(spec):
             found["sources"] = f"{SOURCES}/manifest.json"
     elif rule == "cited":
         found["pool"] = list(CITED_POOL)
@@ -308,7 +308,7 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
                      nodes=[f"results/networks/{k}/nodes.parquet" for k in kinds(spec)],
                      edges=[f"results/networks/{k}/edges.parquet" for k in kinds(spec)],
                      layouts=[f"results/layouts/{k}/layout.parquet" for k in kinds(spec)])
-        if _files_source(spec):
+        if _universe_source(spec):
             found["sources"] = f"{SOURCES}/manifest.json"
     return found
 

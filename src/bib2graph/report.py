@@ -176,10 +176,15 @@ def _percent(part: int, whole: int) -> str:
 
 
 def _sources(counts: dict[str, Any]) -> list[str]:
-    """What the source files gave: records and duplicates per file, and how their cited references
-    were matched (the `sources` job's manifest)."""
+    """What the source files (or snapshot partitions) gave: records and duplicates per file, and how
+    their cited references were matched (the `sources` job's manifest)."""
     files = [[f["file"], f["records"], f["duplicates"]] for f in counts["files"]]
+    what = "partition" if "partitions" in counts else "file"
+    parts = [f"<h3 id=\"sources\">Source {what}s</h3>", _table([what, "records", "duplicates removed"], files),
+             f"<p>{counts['works']} works from {counts['records']} records.</p>"]
     refs = counts["references"]
+    if "identities_by_method" not in refs:   # a snapshot: every reference is an OpenAlex ID already
+        return parts
     total, methods = refs["total"], refs.get("identities_by_method", {})
     rows = [["cited references read", total], ["parsed", _percent(total - refs["unparsed"], total)],
             ["carrying a DOI", _percent(refs["with_doi"], total)], ["distinct cited works", refs["identities"]]]
@@ -187,10 +192,7 @@ def _sources(counts: dict[str, Any]) -> list[str]:
              for key, label in (("doi", "matched to a source work by DOI"), ("key", "matched to a source work by "
                                 "author, year, source, volume, page"), ("merged", "folded into a fuller "
                                 "citation of the same work"), ("unresolved", "outside the sources (own node)"))]
-    return ["<h3 id=\"sources\">Source files</h3>",
-            _table(["file", "records", "duplicates removed"], files),
-            f"<p>{counts['works']} works from {counts['records']} records.</p>",
-            _table(["cited references", "count"], rows)]
+    return parts + [_table(["cited references", "count"], rows)]
 
 
 def _reading_notes(m: dict[str, Any]) -> list[str]:

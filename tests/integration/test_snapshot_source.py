@@ -58,6 +58,11 @@ def test_snapshot_equals_files_source_and_a_new_partition_reruns_only_its_jobs(b
 
     universe = pd.read_parquet(root / "results/sources/works.parquet").set_index("work_id")
     assert len(universe) == len(works) + 2
+    import json
+
+    prisma = json.loads((root / "results/corpus/prisma.json").read_text(encoding="utf-8"))["sources"]
+    assert [f["file"] for f in prisma["files"]] == sorted(partitions(root / "snapshot"))   # per partition
+    assert prisma["records"] - prisma["duplicates_removed"] == len(universe)
     for work in again:
         assert universe.loc[work["id"].rsplit("/", 1)[1], "cited_by_count"] == work["cited_by_count"]
     status = b2g("status", "--json", "--workspace", str(root)).envelope["data"]   # the registry's jobs are Snakemake's
