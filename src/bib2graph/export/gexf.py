@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from ..errors import DataError
 from ..tables import Bundle
 from .graphml import _TYPES, _column, _edge_order, _node_columns, _xml
-from .text import NODE_CHUNK, chunks, float_repr, int_text, node_codes, write_parts
+from .text import chunks, float_repr, int_text, node_blocks, node_codes, write_parts
 
 _HEAD = ('<gexf {viz}xmlns="http://www.gexf.net/1.2draft" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
          'xsi:schemaLocation="http://www.gexf.net/1.2draft http://www.gexf.net/1.2draft/gexf.xsd" version="1.2">\n'
@@ -68,9 +68,7 @@ def gexf_parts(network, corpus: Bundle | None = None, xy=None):
                                                          texts[name][1], '" />\n', ""))
             cells.append("        </attvalues>\n")
         cells.append("      </node>\n")
-        for part in chunks(n, NODE_CHUNK):   # string arrays stay far below Arrow's 2 GB per array
-            yield pc.binary_join_element_wise(*(c[part] if isinstance(c, pa.Array) else c for c in cells), "",
-                                              null_handling="skip")
+        yield from node_blocks(cells, n)
         yield "    </nodes>\n"
     if m:
         yield "    <edges>\n"

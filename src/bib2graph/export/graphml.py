@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from ..errors import DataError
 from ..tables import Bundle
 from .common import NODE_ATTRIBUTES, _corpus_extras, clean, cluster_labels, node_url
-from .text import NODE_CHUNK, chunks, float_repr, int_text, node_codes, write_parts
+from .text import chunks, float_repr, int_text, node_blocks, node_codes, write_parts
 
 _HEAD = ('<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
          'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
@@ -132,9 +132,7 @@ def graphml_parts(network, corpus: Bundle | None = None, xy=None):
             empty = pa.scalar(f'      <data key="{key}" />\n')
             cells.append(pc.if_else(pc.equal(text, ""), empty, full))
         cells.append(pa.array(["    </node>\n"] * n, type=pa.string()))
-        for part in chunks(n, NODE_CHUNK):   # string arrays stay far below Arrow's 2 GB per array
-            yield pc.binary_join_element_wise(*(c[part] if isinstance(c, pa.Array) else c for c in cells), "",
-                                              null_handling="skip")
+        yield from node_blocks(cells, n)
     if m:
         ids = network.nodes["node_id"]
         order, s, t = _edge_order(network, (node_codes(ids, network.edges["source"]),

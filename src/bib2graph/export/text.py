@@ -148,6 +148,15 @@ def chunks(n: int, size: int = CHUNK) -> Iterator[slice]:
         yield slice(start, min(n, start + size))
 
 
+def node_blocks(cells: list, n: int) -> Iterator[pa.Array]:
+    """One XML block per node: `cells` (strings, and string arrays of n rows) joined row by row, a
+    `NODE_CHUNK` of rows at a time so that string arrays stay far below Arrow's 2 GB per array; a null
+    cell (an attribute the node lacks) leaves its part out."""
+    for part in chunks(n, NODE_CHUNK):
+        yield pc.binary_join_element_wise(*(c[part] if isinstance(c, pa.Array) else c for c in cells), "",
+                                          null_handling="skip")
+
+
 def write_parts(path: str | os.PathLike[str], parts: Iterable) -> None:
     """Write the parts (str, bytes or string arrays) one after another, atomically."""
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:

@@ -15,7 +15,6 @@ reference says (see docs/networks.md, "Cited references").
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from ..tables import AFFILIATIONS, AUTHORSHIPS, REFERENCES, TERMS, WORKS, Bundle
 from .exports.entries import WORK_FIELDS, Entry, entry_from_record
 from .exports.readers import OPENALEX_JSON, file_format, read_records
 from .exports.names import display_name
+from .exports.work_ids import derived_id
 from .exports.references import (ReferenceResolver, SourceFolding, identity_key, merge_identities, parse_reference,
                                  style_for, work_keys)
 from .files import read_work_objects
@@ -182,7 +182,7 @@ def merge_group(entries: list[Entry]) -> Merged:
 
 
 def _ref_id(identity: str) -> str:
-    return "REF:" + hashlib.sha1(identity.encode("utf-8")).hexdigest()[:12].upper()
+    return derived_id("REF", identity)
 
 
 class _References:
@@ -315,7 +315,7 @@ def _resolve(merged: list[Merged], refs: _References,
     (`ReferenceResolver`); else it is a work of its own, ``REF:`` and a hash of the identity."""
     resolver = ReferenceResolver(
         ((m.work_id, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
-                               _abbrev(m), _first(m, "volume"), _first(m, "first_page"), m.work.get("doi"), fold))
+                               _first(m, "venue_abbrev"), _first(m, "volume"), _first(m, "first_page"), m.work.get("doi"), fold))
          for m in merged), fold)
     fuller = merge_identities((p for p in refs.parsed.values() if p is not None), fold)
     out: dict[str, str] = {}
@@ -339,10 +339,6 @@ def _first_author(m: Merged) -> str | None:
 
 def _first(m: Merged, name: str) -> str | None:
     return next((getattr(e, name) for e in m.entries if getattr(e, name)), None)
-
-
-def _abbrev(m: Merged) -> str | None:
-    return _first(m, "venue_abbrev")
 
 
 def _bundle(merged: list[Merged], cites: dict[str, list[str]], resolved: dict[str, str]) -> Bundle:
@@ -396,8 +392,6 @@ def _cited_table(refs: _References, resolved: dict[str, str], references: pd.Dat
 
 
 def _label_author(parsed) -> str | None:
-    from .exports.names import display_name
-
     author = getattr(parsed, "first_author", None) if parsed is not None else None
     return display_name(author) if author else None
 

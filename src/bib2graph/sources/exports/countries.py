@@ -10,10 +10,11 @@ US state or Canadian province as a country.
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import cache
 
 import pycountry
+
+from .names import ascii_text
 
 # Spellings of Web of Science, Scopus and Lens that pycountry's names do not match.
 _SPECIAL = {
@@ -64,7 +65,7 @@ def country_code(text: str | None) -> str | None:
 
 def _key(name: str) -> str:
     """Case, accents and surrounding punctuation do not tell countries apart."""
-    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    plain = ascii_text(name)
     return " ".join(plain.casefold().strip(" .;()").split())
 
 

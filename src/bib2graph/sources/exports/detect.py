@@ -17,9 +17,10 @@ from pathlib import Path
 from .. import files
 from ... import textio
 from ...errors import DataError
+from .readers import FORMATS
 
-FORMATS = ("openalex-json", "wos", "wos-tab", "scopus-csv", "lens-csv", "openalex-csv", "ris", "bibtex",
-           "csl-json")
+
+__all__ = ["FORMATS", "detect_format"]   # FORMATS: readers.py's, the one list of formats
 
 SAMPLE_BYTES = 64 * 1024
 _RIS_START = re.compile(r"^TY {1,2}- ?\S", re.MULTILINE)

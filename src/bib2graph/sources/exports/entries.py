@@ -7,13 +7,13 @@ parsed and resolved once every work of the universe is known (ingest.py).
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 from .names import author_key, display_name, fold, full_form, title_key
 from .record import Record
+from .work_ids import derived_id, id_scheme
 
 # Which source wins a merged work's ID and fields: OpenAlex first (its IDs are what chaining and the API
 # speak), then the curated citation indexes, then reference-manager files.
@@ -48,10 +48,10 @@ class Entry:
     @property
     def scheme(self) -> str | None:
         """The database that issued the native ID (None for an ID derived from the record's content)."""
-        for prefix, name in (("WOS:", "wos"), ("2-s2.0-", "scopus"), ("REC:", None)):
-            if self.native_id.startswith(prefix):
-                return name
-        return "openalex" if self.native_id[:1] == "W" and self.native_id[1:].isdigit() else self.format
+        found = id_scheme(self.native_id)
+        if found is None:
+            return self.format
+        return None if found[0] == "bib2graph" else found[0]
 
     @property
     def rank(self) -> int:
@@ -83,7 +83,7 @@ def native_id(record: Record) -> str:
     basis = (f"doi:{record.doi}" if record.doi else
              f"title:{title_key(record.title)}|{record.year}|{first}" if record.title else
              f"record:{record.origin.file}|{record.origin.record}")
-    return "REC:" + hashlib.sha1(basis.encode("utf-8")).hexdigest()[:12].upper()
+    return derived_id("REC", basis)
 
 
 def _term_rows(field_name: str, terms: list[str]) -> list[tuple]:

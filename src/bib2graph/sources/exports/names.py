@@ -16,11 +16,18 @@ _SPACES = re.compile(r"\s+")
 _INITIALS = re.compile(r"^(?:(?:[A-Z]\.-?)+|[A-Z]{1,3})$")   # "B.", "S.-P.", "JA"
 
 
+def ascii_text(text: str) -> str:
+    """`text` with accents stripped and every other non-ASCII character dropped."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+
+
 def fold(text: str | None) -> str:
     """Upper case, accents stripped, punctuation to spaces, spaces collapsed."""
     if not text:
         return ""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").upper()
+    plain = ascii_text(text).upper()
     return _SPACES.sub(" ", _NON_WORD.sub(" ", plain)).strip()
 
 

@@ -8,6 +8,7 @@ EIDs (``2-s2.0-…``), Lens IDs (``123-456-789-012-345``) and bib2graph's own de
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from ...ids import short_id
@@ -19,6 +20,12 @@ _SCHEMES = (
     ("lens", re.compile(r"^\d{3}-\d{3}-\d{3}-\d{3}-\d{2}[\dX]$")),
     ("bib2graph", re.compile(r"^(?:REC|REF):\S+$")),
 )
+
+
+def derived_id(prefix: str, basis: str) -> str:
+    """bib2graph's own ID for a work no database named: `prefix` (``REC``: a record, ``REF``: a cited
+    reference) and the first 12 hex digits of the SHA-1 of what identifies it, stable across runs."""
+    return f"{prefix}:" + hashlib.sha1(basis.encode("utf-8")).hexdigest()[:12].upper()
 
 
 def id_scheme(value: str | None) -> tuple[str, str] | None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import unicodedata
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
@@ -34,6 +33,7 @@ from ...skips import Skips
 from .countries import country_code
 from .record import Author, CitedRef, Institution, Origin, Record
 from .languages import language_code
+from .names import ascii_text
 from .vocab import work_type
 
 OnRecord = Callable[[int], None]
@@ -279,13 +279,13 @@ def _keywords(value: str | None) -> list[str]:
 
 def name_key(name: str) -> str:
     """A person's name without case, accents, spaces and punctuation: "Owen-Smith, Jason" → "owensmith,jason"."""
-    surname, _, given = _ascii(name).casefold().partition(",")
+    surname, _, given = ascii_text(name).casefold().partition(",")
     return _NOT_LETTER.sub("", surname) + "," + _NOT_LETTER.sub("", given)
 
 
 def initials_key(name: str) -> str:
     """Surname and initials, the form AU gives: "Uluagac, A. Selcuk" and "Uluagac, AS" → "uluagac,as"."""
-    surname, _, given = _ascii(name).partition(",")
+    surname, _, given = ascii_text(name).partition(",")
     letters = [token if token.isupper() and len(token) <= 4 else token[0]   # "WW", "AS": initials run together
                for token in _GIVEN_PARTS.split(given.strip()) if token]
     return _NOT_LETTER.sub("", surname.casefold()) + "," + "".join(letters).casefold()
@@ -293,12 +293,6 @@ def initials_key(name: str) -> str:
 
 _NOT_LETTER = re.compile(r"[^a-z]")
 _GIVEN_PARTS = re.compile(r"[\s.\-]+")
-
-
-def _ascii(name: str) -> str:
-    if name.isascii():
-        return name
-    return unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
 
 
 class _Names:
