@@ -43,6 +43,7 @@ CASES: dict[str, tuple[dict, list[str]]] = {
     "run": ({**PHASE, "targets": ["all"]}, ["done (all)", "/labs/review/results"]),
     "gui": ({"workspace": WS, "url": "http://127.0.0.1:8765/?token=" + "t" * 43, "port": 8765, "pid": 4242},
             ["serving /labs/review at http://127.0.0.1:8765/?token=ttt", "Ctrl-C stops"]),
+    "mcp": ({}, ["the MCP server has stopped"]),
     "init": ({"workspace": {"root": "/labs/new", "source": "init"}, "next": "b2g run --workspace /labs/new",
               "created": [".gitignore", "config/curation.tsv", "config/research.yaml"]},
              ["/labs/new", "created config/research.yaml", "created config/curation.tsv"]),

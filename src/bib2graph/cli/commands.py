@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
 import os
 import sys
 import traceback
-from typing import Callable
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import click
 
@@ -13,10 +16,12 @@ from .. import CONTRACT_VERSION, __version__
 from ..service.audit import now as _now, who as _who
 from ..service.envelope import dumps, failure, success
 from ..service.result import Result
-from ..service.workspace import resolve
+from ..service.workspace import Workspace, resolve
 from .human import show
 
 _JSON_HELP = "Print one JSON envelope on stdout (also: B2G_JSON=1)."
+_KEY_HELP = ("Act at most once for this key: a repeat with the same arguments returns the recorded result, "
+             "other arguments are IDEMPOTENCY_CONFLICT.")
 _WS_HELP = "The workspace folder (default: B2G_WORKSPACE, else the nearest folder above with config/research.yaml)."
 
 
@@ -29,6 +34,76 @@ def execute(command: str, operation: Callable[[], Result]) -> int:
         env = _failed(command, exc)
     emit(env)
     return env["exit_code"]
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What a verb does apart from parsing: the one table every adapter reads (the CLI runs it from its
+    callbacks, `b2g mcp` from its tools). `call(ws, params, on_line)` gets the workspace (None for
+    verbs without one), the parameters by Click name and a sink for Snakemake's output lines."""
+    call: Callable[[Workspace | None, dict[str, Any], Callable[[str], None] | None], Result]
+    reads: bool = False          # never writes under the workspace (MCP: readOnlyHint)
+    keyed: bool = False          # takes --idempotency-key (seed 003)
+    long: bool = False           # runs the workflow: reports progress
+    workspace: bool = True       # resolves --workspace first
+    tool: bool = True            # an MCP tool (init is not: the server serves one existing workspace)
+
+
+# Parameters that choose where or how a call prints, not what it asks: left out of the request an
+# idempotency key stands for, and of the MCP tools (the server has one workspace and speaks JSON).
+PLUMBING = ("json_flag", "workspace", "idempotency_key", "wait")
+
+
+def service(module: str, name: str) -> Callable[..., Result]:
+    """A service function, imported when called (so `b2g --help` stays fast)."""
+    return getattr(importlib.import_module(f"bib2graph.service.{module}"), name)
+
+
+def request_of(params: dict[str, Any]) -> dict[str, Any]:
+    """The arguments an idempotency key stands for: every parameter but the plumbing, as JSON values."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(params.items()) if k not in PLUMBING}
+
+
+def perform(verb: str, binding: Binding, params: dict[str, Any], on_line: Callable[[str], None] | None = None,
+            ws: Workspace | None = None) -> Result:
+    """Run a verb's service call in `ws` (default: resolved from --workspace), once per idempotency key
+    when one is given."""
+    if ws is None and binding.workspace:
+        ws = resolve(params.get("workspace"))
+    key = params.get("idempotency_key")
+    if key is None:
+        return binding.call(ws, params, on_line)
+    from ..service.idempotency import once
+
+    return once(ws, verb, key, request_of(params), lambda: binding.call(ws, params, on_line))
+
+
+def verb_name(ctx: click.Context) -> str:
+    return ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command.name
+
+
+def binds(call, *, reads: bool = False, keyed: bool = False, long: bool = False, workspace: bool = True,
+          tool: bool = True):
+    """Make a function the callback of a verb that runs `call` through `perform` and emits its envelope."""
+    binding = Binding(call, reads, keyed, long, workspace, tool)
+
+    def decorate(func):
+        @functools.wraps(func)
+        def callback(**params) -> int | None:
+            ctx = click.get_current_context()
+            if isinstance(ctx.command, click.Group) and ctx.invoked_subcommand is not None:
+                return None                      # `b2g snapshot list`: the group only passes through
+            verb = verb_name(ctx)
+            return execute(verb, lambda: perform(verb, binding, params))
+        callback.binding = binding
+        if keyed:
+            callback = click.option("--idempotency-key", metavar="KEY", default=None, help=_KEY_HELP)(callback)
+        return callback
+    return decorate
+
+
+def binding_of(command: click.Command) -> Binding | None:
+    return getattr(command.callback, "binding", None)
 
 
 def _failed(command: str, exc: BaseException) -> dict:
@@ -52,7 +127,7 @@ def _print_schema(ctx: click.Context, _param: click.Parameter, value: bool) -> N
         return
     from ..service.contract import describe
 
-    name = ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command.name
+    name = verb_name(ctx)
     ctx.find_root().obj["json"] = True
     ctx.exit(execute("schema", lambda: describe({name: verb_table()[name]})))
 
@@ -81,36 +156,39 @@ def cli(json_flag: bool) -> None:
 @click.option("--force", is_flag=True, help="Overwrite an existing spec, curation file and profiles.")
 @click.option("--json", "json_flag", is_flag=True, help=_JSON_HELP)
 @schema_option
-def init(folder: str, force: bool, json_flag: bool) -> int:
+@binds(lambda ws, p, on_line: service("init", "init_workspace")(p["folder"], force=p["force"]),
+       workspace=False, tool=False)
+def init(**_params) -> int:
     """Create a workspace in FOLDER: config/research.yaml (the demo spec), config/curation.tsv and profiles/."""
-    from ..service.init import init_workspace
-
-    return execute("init", lambda: init_workspace(folder, force=force))
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--refresh", is_flag=True, help="Fetch from OpenAlex again instead of reusing the raw store.")
 @common
-def run(args: tuple[str, ...], refresh: bool, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("run", "run_workflow")(ws, list(p["args"]), refresh=p["refresh"],
+                                                             on_line=on_line), keyed=True, long=True)
+def run(**_params) -> int:
     """Run the workflow, or up to one phase (seed, chain, corpus, networks, exports, report).
 
     Other arguments go to Snakemake, e.g. `b2g run corpus --cores 2` or `b2g run --executor slurm`.
     """
-    from ..service.run import run_workflow
 
-    return execute("run", lambda: run_workflow(resolve(workspace), list(args), refresh=refresh))
+
+def _phase_call(verb: str):
+    def call(ws, p, on_line):
+        extra = (["--cores", p["cores"]] if p["cores"] else []) + list(p["snakemake_args"])
+        return service("run", "run_verb")(ws, verb, extra, on_line=on_line)
+    return call
 
 
 def _phase_command(verb: str, target: str):
     @click.argument("snakemake_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- SNAKEMAKE ARGS]")
     @click.option("--cores", "-c", default=None, metavar="N", help="Cores for Snakemake (default: all, or the profile's).")
     @common
-    def command(snakemake_args, cores, json_flag, workspace) -> int:
-        from ..service.run import run_verb
-
-        extra = (["--cores", cores] if cores else []) + list(snakemake_args)
-        return execute(verb, lambda: run_verb(resolve(workspace), verb, extra))
+    @binds(_phase_call(verb), keyed=True, long=True)
+    def command(**_params) -> int:
+        pass
     command.__doc__ = (f"Run the workflow up to `{target}`; what is up to date is not redone. "
                        "Arguments after `--` go to Snakemake.")
     return command
@@ -123,11 +201,9 @@ for _verb, _target in (("seed", "seed"), ("chain", "chain"), ("filter", "corpus"
 
 @cli.command()
 @common
-def status(json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("status", "get_status")(ws), reads=True)
+def status(**_params) -> int:
     """Which jobs are complete, stale (and why) or missing, and the counts of every artifact."""
-    from ..service.status import get_status
-
-    return execute("status", lambda: get_status(resolve(workspace)))
 
 
 @cli.group()
@@ -139,101 +215,81 @@ def curate() -> None:
 @click.option("--out", "-o", metavar="FILE", default=None, help="Where to write (default: results/curation/to-screen.csv).")
 @click.option("--all", "everything", is_flag=True, help="Every pooled work, decided or not, seeds included.")
 @common
-def curate_dump(out: str | None, everything: bool, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("curate_file", "dump")(ws, p["out"], p["everything"]))
+def curate_dump(**_params) -> int:
     """Write a CSV of the works awaiting a decision, with empty decision and reason columns to fill."""
-    from ..service.curate_file import dump
-
-    return execute("curate dump", lambda: dump(resolve(workspace), out, everything))
 
 
 @curate.command("apply")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--by", default=None, help="Who decides (default: B2G_USER, else the login name).")
 @common
-def curate_apply(file: str, by: str | None, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("curate_file", "apply")(ws, p["file"], _who(p["by"]), _now()), keyed=True)
+def curate_apply(**_params) -> int:
     """Record the decisions of a reviewed CSV (accept, reject or empty per row); a bad one changes nothing."""
-    from ..service.curate_file import apply
-
-    return execute("curate apply", lambda: apply(resolve(workspace), file, _who(by), _now()))
 
 
 @cli.group(invoke_without_command=True)
 @click.option("--name", default="snapshot", show_default=True, help="A short name, part of the snapshot's ID.")
 @common
-@click.pass_context
-def snapshot(ctx: click.Context, name: str, json_flag: bool, workspace: str | None) -> int | None:
+@binds(lambda ws, p, on_line: service("snapshots", "create")(ws, p["name"], _now()), keyed=True)
+def snapshot(**_params) -> int | None:
     """Seal the corpus, curation, networks and report into results/snapshots/<id>/ (never overwritten)."""
-    if ctx.invoked_subcommand is not None:
-        return None
-    from ..service.snapshots import create
-
-    return execute("snapshot", lambda: create(resolve(workspace), name, _now()))
 
 
 @snapshot.command("list")
 @common
-def snapshot_list(json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("snapshots", "listing")(ws), reads=True)
+def snapshot_list(**_params) -> int:
     """The sealed snapshots, oldest first."""
-    from ..service.snapshots import listing
-
-    return execute("snapshot list", lambda: listing(resolve(workspace)))
 
 
 @snapshot.command("diff")
 @click.argument("a")
 @click.argument("b")
 @common
-def snapshot_diff(a: str, b: str, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("snapshots", "compare")(ws, p["a"], p["b"]), reads=True)
+def snapshot_diff(**_params) -> int:
     """Works added and removed, decisions changed, network sizes and clusters from snapshot A to B."""
-    from ..service.snapshots import compare
-
-    return execute("snapshot diff", lambda: compare(resolve(workspace), a, b))
 
 
 @snapshot.command("restore")
 @click.argument("snapshot_id")
 @click.option("--into", metavar="DIR", default=None, help="A new folder (default: results/restored/<id>).")
 @common
-def snapshot_restore(snapshot_id: str, into: str | None, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("snapshots", "restore")(ws, p["snapshot_id"], p["into"], on_line=on_line),
+       keyed=True, long=True)
+def snapshot_restore(**_params) -> int:
     """Rebuild a snapshot's networks offline from its sealed data and check them byte for byte."""
-    from ..service.snapshots import restore
-
-    return execute("snapshot restore", lambda: restore(resolve(workspace), snapshot_id, into))
 
 
 @cli.command()
 @click.option("--timeout", type=click.FloatRange(min=1), default=600, show_default=True,
               help="Give up (exit 4) after this many seconds.")
 @common
-def monitor(timeout: float, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("monitor", "run_monitor")(ws, _now(), p["timeout"]), long=True)
+def monitor(**_params) -> int:
     """Ask OpenAlex for new works citing the included corpus; they join the pool as pending candidates.
 
     Safe for cron: a lock, a timeout, no prompt, a log file (results/logs/monitor.log); nothing new is exit 0.
     """
-    from ..service.monitor import run_monitor
-
-    return execute("monitor", lambda: run_monitor(resolve(workspace), _now(), timeout))
 
 
 @cli.command()
 @click.argument("work_id")
 @common
-def inspect(work_id: str, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("inspect", "inspect_work")(ws, p["work_id"]), reads=True)
+def inspect(**_params) -> int:
     """One work: its record, where it came from, what screening and curation said, its place in each network."""
-    from ..service.inspect import inspect_work
-
-    return execute("inspect", lambda: inspect_work(resolve(workspace), work_id))
 
 
 @cli.command()
 @click.argument("text", nargs=-1, required=True)
 @click.option("--limit", "-n", type=int, default=20, show_default=True, help="At most this many works (1-1000).")
 @common
-def search(text: tuple[str, ...], limit: int, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("search", "search_works")(ws, " ".join(p["text"]), p["limit"]), reads=True)
+def search(**_params) -> int:
     """Find pooled works by title words, author names, DOI (any form) or OpenAlex ID; best matches first."""
-    from ..service.search import search_works
-
-    return execute("search", lambda: search_works(resolve(workspace), " ".join(text), limit))
 
 
 @cli.command()
@@ -241,30 +297,25 @@ def search(text: tuple[str, ...], limit: int, json_flag: bool, workspace: str | 
 @click.argument("source")
 @click.argument("target")
 @common
-def evidence(kind: str, source: str, target: str, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("evidence", "edge_evidence")(ws, p["kind"], p["source"], p["target"]),
+       reads=True)
+def evidence(**_params) -> int:
     """The documents behind one edge of network KIND: why SOURCE and TARGET are linked."""
-    from ..service.evidence import edge_evidence
-
-    return execute("evidence", lambda: edge_evidence(resolve(workspace), kind, source, target))
 
 
 @cli.command()
 @click.option("--limit", "-n", type=int, default=50, show_default=True, help="At most this many works (1-10000).")
 @common
-def queue(limit: int, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("queue", "screening_queue")(ws, p["limit"]), reads=True)
+def queue(**_params) -> int:
     """The works awaiting a decision (not seeds, not decided), with their abstract and why they are here."""
-    from ..service.queue import screening_queue
-
-    return execute("queue", lambda: screening_queue(resolve(workspace), limit))
 
 
 @cli.command()
 @common
-def networks(json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("network_view", "list_networks")(ws), reads=True)
+def networks(**_params) -> int:
     """Every network of the spec: built or not, nodes, edges, clusters, and whether a layout is drawn."""
-    from ..service.network_view import list_networks
-
-    return execute("networks", lambda: list_networks(resolve(workspace)))
 
 
 @cli.command()
@@ -273,38 +324,30 @@ def networks(json_flag: bool, workspace: str | None) -> int:
               help="Edges per page, strongest first (0-200000).")
 @click.option("--offset", type=int, default=0, show_default=True, help="Skip this many edges (the previous page's edges_next).")
 @common
-def network(kind: str, edges: int, offset: int, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("network_view", "network")(ws, p["kind"], p["edges"], p["offset"]), reads=True)
+def network(**_params) -> int:
     """One network: its nodes (with layout positions), clusters, metrics and a page of its strongest edges."""
-    from ..service.network_view import network as read_network
-
-    return execute("network", lambda: read_network(resolve(workspace), kind, edges, offset))
 
 
 @cli.command()
 @common
-def prisma(json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("prisma", "read_prisma")(ws), reads=True)
+def prisma(**_params) -> int:
     """The PRISMA 2020 counts of the last corpus build: identified, duplicates, screened, excluded, included."""
-    from ..service.prisma import read_prisma
-
-    return execute("prisma", lambda: read_prisma(resolve(workspace)))
 
 
 @cli.command()
 @common
-def validate(json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("validate", "validate_workspace")(ws), reads=True)
+def validate(**_params) -> int:
     """Check the spec, the curation file and every artifact against its schema."""
-    from ..service.validate import validate_workspace
-
-    return execute("validate", lambda: validate_workspace(resolve(workspace)))
 
 
 @cli.command()
 @common
-def plan(json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("plan", "make_plan")(ws), reads=True)
+def plan(**_params) -> int:
     """How many OpenAlex requests of each kind the spec will make, and their cost; sends none."""
-    from ..service.plan import make_plan
-
-    return execute("plan", lambda: make_plan(resolve(workspace)))
 
 
 @cli.command()
@@ -347,6 +390,27 @@ def gui(port: int, no_browser: bool, json_flag: bool, workspace: str | None) -> 
     return 0
 
 
+@cli.command("mcp")
+@common
+def mcp_command(json_flag: bool, workspace: str | None) -> int:
+    """Serve the verbs to an AI agent as MCP tools over stdio (needs the `mcp` extra).
+
+    One tool per verb on this workspace, the same service calls, envelopes and errors as the CLI;
+    stdout carries only the protocol. It serves until the client closes stdin. See docs/contract.md.
+    """
+    from ..mcp_server.server import require_extra, serve_stdio
+
+    try:
+        ws = resolve(workspace)
+        require_extra()
+    except Exception as exc:
+        env = _failed("mcp", exc)
+        emit(env)
+        return env["exit_code"]
+    serve_stdio(ws)
+    return 0
+
+
 def _decision_command(decision: str):
     @click.argument("ids", nargs=-1, required=True)
     @click.option("--reason", "-r", default="", help="Why (kept in curation.tsv; required by reject).")
@@ -354,11 +418,10 @@ def _decision_command(decision: str):
     @click.option("--wait", type=click.FloatRange(min=0), default=0.0, show_default=True,
                   help="Seconds to wait for another writer's lock before giving up (exit 5).")
     @common
-    def command(ids, reason, by, wait, json_flag, workspace) -> int:
-        from ..service.curate import decide
-
-        return execute(decision, lambda: decide(resolve(workspace), decision, list(ids), reason,
-                                                _who(by), _now(), wait=wait))
+    @binds(lambda ws, p, on_line: service("curate", "decide")(ws, decision, list(p["ids"]), p["reason"],
+                                                              _who(p["by"]), _now(), wait=p["wait"]), keyed=True)
+    def command(**_params) -> int:
+        pass
     return command
 
 
@@ -373,11 +436,9 @@ cli.command("reject", help="Exclude works (IDs or DOIs) from the corpus, saying 
 @click.option("--wait", type=click.FloatRange(min=0), default=0.0, show_default=True,
               help="Seconds to wait for another writer's lock before giving up (exit 5).")
 @common
-def withdraw(ids: tuple[str, ...], wait: float, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("curate", "withdraw")(ws, list(p["ids"]), wait=p["wait"]), keyed=True)
+def withdraw(**_params) -> int:
     """Remove the recorded decisions of works (IDs or DOIs): they are pending again, as if never decided."""
-    from ..service.curate import withdraw as withdraw_decisions
-
-    return execute("withdraw", lambda: withdraw_decisions(resolve(workspace), list(ids), wait=wait))
 
 
 def _param(param: click.Parameter) -> dict:
@@ -423,8 +484,6 @@ def walk(group: click.Group, prefix: str = ""):
 @cli.command("schema")
 @click.option("--json", "json_flag", is_flag=True, help=_JSON_HELP)
 @schema_option
-def schema_command(json_flag: bool) -> int:
+@binds(lambda ws, p, on_line: service("contract", "describe")(verb_table()), reads=True, workspace=False)
+def schema_command(**_params) -> int:
     """The contract: version, exit codes, every verb with its parameters and the JSON Schema of its data."""
-    from ..service.contract import describe
-
-    return execute("schema", lambda: describe(verb_table()))

@@ -122,6 +122,11 @@ def _init(console: Console, data: dict[str, Any]) -> None:
         console.print(f"  created {_text(path)}")
 
 
+def _mcp(console: Console, data: dict[str, Any]) -> None:
+    """Never called with data: `b2g mcp` prints no envelope while it serves (stdout is the protocol)."""
+    console.print("the MCP server has stopped")
+
+
 def _gui(console: Console, data: dict[str, Any]) -> None:
     console.print(f"serving {_text(data['workspace']['root'])} at {_text(data['url'])}")
     console.print("open that URL in a browser (it carries this session's token); Ctrl-C stops the server")
@@ -377,7 +382,7 @@ def _withdraw(console: Console, data: dict[str, Any]) -> None:
 RENDERERS: dict[str, Callable[[Console, dict[str, Any]], None]] = {
     "withdraw": _withdraw,
     "status": _status, "accept": _decision, "reject": _decision, "run": _run, "init": _init, "plan": _plan,
-    "gui": _gui,
+    "gui": _gui, "mcp": _mcp,
     "inspect": _inspect, "schema": _schema, "validate": _validate, "monitor": _monitor,
     "snapshot": _snapshot, "snapshot list": _snapshot_list, "snapshot diff": _snapshot_diff,
     "snapshot restore": _snapshot_restore, "search": _search, "evidence": _evidence, "queue": _queue,

@@ -146,20 +146,25 @@ class RunJobs:
     def _line(self, line: str) -> None:
         with self._cond:
             self._log.append(line)
-            progress = dict(self._job["progress"])
-            steps = _STEPS.search(line)
-            total = _TOTAL.match(line.strip())
-            if steps:
-                progress = {"done": int(steps.group(1)), "total": int(steps.group(2))}
-            elif total and progress["total"] is None:
-                progress["total"] = int(total.group(1))
             self._job["log"] = list(self._log)
-            self._job["progress"] = progress
+            self._job["progress"] = read_progress(line, self._job["progress"])
             self._changed()
 
     def _changed(self) -> None:
         self._version += 1
         self._cond.notify_all()
+
+
+def read_progress(line: str, progress: dict[str, Any]) -> dict[str, Any]:
+    """The progress {done, total} after one line of Snakemake's output: its "N of M steps" line, or the
+    total of its job table announced before the first step ends."""
+    steps = _STEPS.search(line)
+    total = _TOTAL.match(line.strip())
+    if steps:
+        return {"done": int(steps.group(1)), "total": int(steps.group(2))}
+    if total and progress["total"] is None:
+        return {**progress, "total": int(total.group(1))}
+    return dict(progress)
 
 
 def _idle() -> dict[str, Any]:

@@ -26,9 +26,10 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .. import curation, registry
 from ..errors import B2GError, DataError, RunInterrupted, UsageError, WorkspaceLockedError
@@ -142,19 +143,32 @@ def _last_good(ws: Workspace, spec: dict) -> Iterator[None]:
         shutil.rmtree(backup, ignore_errors=True)
 
 
-def _snakemake(cmd: list[str], env: dict[str, str], lock_fd: int) -> tuple[int, bool]:
-    """Run Snakemake; SIGINT/SIGTERM to us ask it to stop gracefully. (exit status, interrupted)."""
+def _snakemake(cmd: list[str], env: dict[str, str], lock_fd: int,
+               on_line: Callable[[str], None] | None = None) -> tuple[int, bool]:
+    """Run Snakemake; SIGINT/SIGTERM to us ask it to stop gracefully. (exit status, interrupted).
+
+    With `on_line`, Snakemake's stderr (where it reports progress) is also handed over line by line as it
+    comes (the MCP adapter turns it into progress notifications); it still reaches our stderr. Signal
+    handlers can only be set from the main thread: an adapter running this in a worker thread stops the
+    run by its own means."""
     interrupted = []
     proc = subprocess.Popen(cmd, stdout=sys.stderr.fileno(), stdin=subprocess.DEVNULL, env=env,
-                            pass_fds=(lock_fd,))
+                            pass_fds=(lock_fd,), stderr=None if on_line is None else subprocess.PIPE,
+                            text=on_line is not None, encoding="utf-8" if on_line else None,
+                            errors="replace" if on_line else None)
 
     def stop(signum, _frame):
         interrupted.append(signum)
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)   # Snakemake: start nothing new, let running jobs end
 
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    main = threading.current_thread() is threading.main_thread()
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
     try:
+        if on_line is not None:
+            for line in proc.stderr:
+                sys.stderr.write(line)
+                on_line(line.rstrip("\n"))
         returncode = proc.wait()
     finally:
         for sig, handler in previous.items():
@@ -162,11 +176,13 @@ def _snakemake(cmd: list[str], env: dict[str, str], lock_fd: int) -> tuple[int, 
     return returncode, bool(interrupted)
 
 
-def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_inputs: bool = True) -> Result:
+def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_inputs: bool = True,
+                 on_line: Callable[[str], None] | None = None) -> Result:
     """Run the workflow (or up to one phase) in the workspace with extra Snakemake arguments.
 
     `refresh` re-fetches from OpenAlex on purpose: the fetch phases run again and ignore the store.
     `check_inputs` False skips the input checks (a restored snapshot has no source files to check).
+    `on_line` receives Snakemake's output lines (progress), see `_snakemake`.
     """
     targets = [a for a in args if a in PHASES]
     extra = [a for a in args if a not in PHASES]
@@ -190,7 +206,7 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
         os.chdir(ws.root)
         try:
             with _last_good(ws, spec):
-                returncode, interrupted = _snakemake(cmd, env, lock_fd)
+                returncode, interrupted = _snakemake(cmd, env, lock_fd, on_line)
                 if interrupted:
                     raise RunInterrupted("the run was interrupted; finished jobs are kept and the last good "
                                          "outputs of the others were put back: `b2g run` resumes")
@@ -206,10 +222,10 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
                   warnings=warnings)
 
 
-def run_verb(ws: Workspace, verb: str, args: list[str]) -> Result:
+def run_verb(ws: Workspace, verb: str, args: list[str], on_line: Callable[[str], None] | None = None) -> Result:
     """`b2g seed|chain|filter|build|export`: run up to that phase and report its counts."""
     target, manifests = VERB_TARGETS[verb]
-    result = run_workflow(ws, [target] + [a for a in args if a not in PHASES])
+    result = run_workflow(ws, [target] + [a for a in args if a not in PHASES], on_line=on_line)
     if manifests is None:
         manifests = sorted(str(p.relative_to(ws.root)) for p in ws.path("results/networks").glob("*/manifest.json"))
     result.data["counts"] = {str(Path(m).parent.relative_to("results")): json.loads(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from .. import registry, snapshot
 from ..errors import DataError
@@ -51,12 +52,13 @@ def compare(ws: Workspace, a: str, b: str) -> Result:
     return Result(data={"workspace": ws.describe(), **snapshot.diff(ws.root, a, b)}, warnings=ws.warnings())
 
 
-def restore(ws: Workspace, snap_id: str, into: str | None) -> Result:
-    """Rebuild a snapshot's networks offline in a new workspace and check them byte for byte."""
+def restore(ws: Workspace, snap_id: str, into: str | None, on_line: Callable[[str], None] | None = None) -> Result:
+    """Rebuild a snapshot's networks offline in a new workspace and check them byte for byte
+    (`on_line`: Snakemake's output lines, see `run.run_workflow`)."""
     target = Path(into).expanduser().resolve() if into else ws.path(f"results/restored/{snap_id}")
     snapshot.prepare_restore(ws.root, snap_id, target)
     restored = Workspace(root=target, source="flag")
-    run_workflow(restored, ["networks", "--rerun-triggers", "mtime"], check_inputs=False)
+    run_workflow(restored, ["networks", "--rerun-triggers", "mtime"], check_inputs=False, on_line=on_line)
     sealed = snapshot.network_files(ws.path(str(snapshot.SNAPSHOTS / snap_id)))
     rebuilt = snapshot.network_files(target)
     differing = sorted(k for k in set(sealed) | set(rebuilt) if sealed.get(k) != rebuilt.get(k))
