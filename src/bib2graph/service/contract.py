@@ -17,11 +17,13 @@ from .result import Result
 
 EXIT_CODES = [
     {"exit": 0, "meaning": "success"},
-    {"exit": 1, "meaning": "usage inside a command (UsageError)"},
+    {"exit": 1, "meaning": "usage inside a command (UsageError); an idempotency key reused for another request "
+                           "(IDEMPOTENCY_CONFLICT, not retryable)"},
     {"exit": 2, "meaning": "data: bad spec, unknown ID, corrupt artifact, failed job; Click parse errors (USAGE_ERROR)"},
     {"exit": 3, "meaning": "missing dependency or capability (DependencyError)"},
     {"exit": 4, "meaning": "network: OpenAlex unreachable, throttled or out of budget (NetworkError)"},
-    {"exit": 5, "meaning": "workspace missing, locked or unreadable (WorkspaceError)"},
+    {"exit": 5, "meaning": "workspace missing, locked or unreadable (WorkspaceError); an idempotency key held by a "
+                           "call still running (IDEMPOTENCY_IN_PROGRESS, retryable)"},
     {"exit": INTERNAL_EXIT, "meaning": "internal error, a bug (code INTERNAL)"},
 ]
 
