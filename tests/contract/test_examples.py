@@ -8,26 +8,15 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-import pytest
-
 from bib2graph.cli.commands import cli, walk
 
 from ..conftest import DEMO_ZIP
-from ..integration.conftest import copy_workspace
+from ..integration.conftest import built_demo, copy_workspace  # noqa: F401  (fixtures)
 from ..integration.helpers import check_envelope
 from ..openalex_server import OpenAlexTestServer, load_works
 from .examples import EXAMPLES, STEPS, differences, example_path, normalise, render, run_scenario
 
 NAMES = [step.name for step in STEPS]
-
-
-@pytest.fixture(scope="module")
-def live(built_demo, tmp_path_factory) -> dict[str, tuple[dict, str]]:
-    """name -> (envelope, normalised text) of every step, run on a private copy of the built demo."""
-    scratch = tmp_path_factory.mktemp("examples")
-    ws = copy_workspace(built_demo, scratch / "review")
-    with OpenAlexTestServer(load_works([DEMO_ZIP]), retry_after=0) as server:
-        return {step.name: (env, text) for step, env, text in run_scenario(ws, scratch, server.url)}
 
 
 def test_every_verb_has_an_example_and_every_example_a_step():
@@ -37,14 +26,19 @@ def test_every_verb_has_an_example_and_every_example_a_step():
     assert stored == set(NAMES), "run scripts/regenerate_examples.py"
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_live_output_matches_the_example(live, name):
-    env, text = live[name]
-    check_envelope(env)   # the envelope schema, and on success the verb's data schema
-    assert env["ok"] is not name.startswith("errors/"), env["error"]
-    if name.startswith("errors/"):
-        assert env["error"]["code"] == name.rsplit("-", 1)[1]
-    diff = differences(example_path(name).read_text(encoding="utf-8"), text, name)
+def test_live_output_of_every_verb_matches_its_example(built_demo, tmp_path):
+    """One test, so the scenario runs once under pytest-xdist too; every difference is listed."""
+    scratch = tmp_path / "examples"
+    ws = copy_workspace(built_demo, scratch / "review")
+    diffs = []
+    with OpenAlexTestServer(load_works([DEMO_ZIP]), retry_after=0) as server:
+        for step, env, text in run_scenario(ws, scratch, server.url):
+            check_envelope(env)   # the envelope schema, and on success the verb's data schema
+            expected_ok = not step.name.startswith("errors/")
+            assert env["ok"] is expected_ok, (step.name, env["error"])
+            assert expected_ok or env["error"]["code"] == step.name.rsplit("-", 1)[1]
+            diffs.append(differences(example_path(step.name).read_text(encoding="utf-8"), text, step.name))
+    diff = "".join(diffs)
     assert not diff, f"the contract changed (scripts/regenerate_examples.py if intended):\n{diff}"
 
 
