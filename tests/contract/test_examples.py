@@ -8,13 +8,17 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
+import pytest
+from jsonschema import Draft202012Validator
+
 from bib2graph.cli.commands import cli, walk
+from bib2graph.service.contract import schema_of
 
 from ..conftest import DEMO_ZIP
 from ..integration.conftest import built_demo, copy_workspace  # noqa: F401  (fixtures)
 from ..integration.helpers import check_envelope
 from ..openalex_server import OpenAlexTestServer, load_works
-from .examples import EXAMPLES, STEPS, differences, example_path, normalise, render, run_scenario
+from .examples import EXAMPLES, STEPS, VOLATILE, differences, example_path, normalise, render, run_scenario
 
 NAMES = [step.name for step in STEPS]
 
@@ -40,6 +44,16 @@ def test_live_output_of_every_verb_matches_its_example(built_demo, tmp_path):
             diffs.append(differences(example_path(step.name).read_text(encoding="utf-8"), text, step.name))
     diff = "".join(diffs)
     assert not diff, f"the contract changed (scripts/regenerate_examples.py if intended):\n{diff}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_example_meets_the_envelope_and_its_verb_schema(name):
+    """The stored examples as they are; only a value replaced by `<VOLATILE>` may break its pattern."""
+    env = json.loads(example_path(name).read_text(encoding="utf-8"))
+    problems = list(Draft202012Validator(schema_of("envelope")).iter_errors(env))
+    if env["ok"]:
+        problems += Draft202012Validator(schema_of(env["command"])).iter_errors(env["data"])
+    assert [p.message for p in problems if (env["command"], p.path and p.path[-1]) not in VOLATILE] == []
 
 
 def test_a_changed_value_or_key_is_reported(tmp_path):
