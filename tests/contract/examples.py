@@ -149,6 +149,8 @@ STEPS: tuple[Step, ...] = (
     Step("snapshot-restore", ("snapshot", "restore", "{golden}", "--into", "{scratch}/restored", *WS)),
     Step("init", ("init", "{scratch}/fresh")),
     Step("monitor", ("monitor", "--timeout", "60", *WS), before=_source_openalex),
+    Step("errors/monitor-UPSTREAM_ERROR", ("monitor", "--timeout", "60", *WS),   # nothing listens on port 9
+         env={"B2G_OPENALEX_URL": "http://127.0.0.1:9", "B2G_OPENALEX_BACKOFF": "0.01", "B2G_OPENALEX_RATE": "0"}),
     Step("gui", ("gui", "--no-browser", *WS)),
 )
 
