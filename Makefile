@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 SLURM_STAMP := $(VENV)/.slurm-stamp
 
-.PHONY: demo test test-slurm slurm-cluster fuzz bench gui chromium clean
+.PHONY: demo test test-slurm slurm-cluster fuzz bench gui chromium clean examples
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,6 +63,11 @@ fuzz: $(STAMP)
 # ships it, so `b2g gui` needs no Node). Needs Node >= 20.19; not part of `make test`.
 gui:
 	cd frontend && npm ci && npm run build
+
+# The golden outputs of every verb (docs/contract/examples), regenerated from a fresh demo build; the test
+# suite compares the live output with them (tests/contract/test_examples.py).
+examples: $(STAMP)
+	$(BIN)/python scripts/regenerate_examples.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

@@ -5,10 +5,14 @@
     ├── DataError                 exit 2  bad spec, unknown ID, corrupt artifact, empty criterion
     │   └── SpecError             exit 2  the research spec breaks its schema (names key and place)
     ├── DependencyError           exit 3  a missing optional extra or capability
-    ├── NetworkError              exit 4  OpenAlex unreachable, throttled or out of budget
+    ├── NetworkError              exit 4  OpenAlex unreachable or throttled past the retries (retryable)
+    │   └── UpstreamRefused       exit 4  OpenAlex refused or answered so that a retry cannot help
     └── WorkspaceError            exit 5  workspace missing, locked, unreadable or unwritable
         ├── WorkspaceLockedError  exit 5  another process holds the workspace (retryable)
         └── RunInterrupted        exit 5  SIGINT/SIGTERM stopped the call; a new run resumes (retryable)
+
+`retryable` belongs to the class (docs/contract.md lists every code with its class): a code that a
+retry may cure and one it cannot are never the same code.
 
 The core raises these; the service layer turns them into envelopes (an OSError becomes a
 WorkspaceError naming the file, a KeyboardInterrupt a RunInterrupted); the CLI only prints and exits.
@@ -60,6 +64,12 @@ class NetworkError(B2GError):
     exit_code = 4
     code = "NETWORK_ERROR"
     retryable = True
+
+
+class UpstreamRefused(NetworkError):
+    """Out of budget, access denied, a request rejected or an answer unusable: the same call fails again."""
+    code = "UPSTREAM_REFUSED"
+    retryable = False
 
 
 class WorkspaceError(B2GError):

@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
-
-import pyparsing as pp
+from typing import TYPE_CHECKING, Callable
 
 from .errors import SpecError
+
+if TYPE_CHECKING:   # pyparsing is imported where an expression is parsed: most workflow jobs parse none
+    import pyparsing as pp
 
 Predicate = Callable[[str], bool]
 
@@ -39,6 +40,8 @@ def _term(tokens: pp.ParseResults) -> _Term:
     prefix = raw.endswith("*")
     words = normalize_text(raw.rstrip("*")).strip()
     if not words:
+        import pyparsing as pp
+
         raise pp.ParseException(raw, 0, "a term needs at least one letter or digit")
     return _Term(words, prefix)
 
@@ -60,6 +63,8 @@ def _or(tokens):
 
 @lru_cache(maxsize=1)
 def _grammar() -> pp.ParserElement:
+    import pyparsing as pp
+
     and_, or_, not_ = (pp.CaselessKeyword(k) for k in ("AND", "OR", "NOT"))
     word = ~(and_ | or_ | not_) + pp.Regex(r"[^\s()\"]+")
     phrase = pp.QuotedString('"', unquote_results=True) + pp.Optional(pp.Literal("*"))
@@ -73,6 +78,8 @@ def _grammar() -> pp.ParserElement:
 
 def compile_expression(expression: str, place: str = "filter") -> Predicate:
     """A predicate over normalised text; a malformed expression is a SpecError naming its place."""
+    import pyparsing as pp
+
     try:
         return _grammar().parse_string(expression, parse_all=True)[0]
     except pp.ParseBaseException as exc:

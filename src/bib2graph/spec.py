@@ -10,9 +10,8 @@ from __future__ import annotations
 import copy
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import yaml
 
 from .atomic import canonical_json
@@ -20,12 +19,18 @@ from .errors import SpecError
 from .paths import bundled_data_dir, workflow_dir
 from .yamlfile import read_mapping
 
+if TYPE_CHECKING:
+    import jsonschema
+
 MAX_SPEC_BYTES = 1 << 20
 
 
 @lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
-    return yaml.safe_load((workflow_dir() / "schemas" / "spec.schema.yaml").read_text(encoding="utf-8"))
+    """The spec's schema; LibYAML's loader where PyYAML has it (every workflow job reads the defaults:
+    ten times faster than the pure-Python one, same data)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load((workflow_dir() / "schemas" / "spec.schema.yaml").read_text(encoding="utf-8"), Loader=loader)
 
 
 def _resolve(sub: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
@@ -89,6 +94,8 @@ def validate(spec: Any) -> dict[str, Any]:
     if not isinstance(spec, dict):
         raise SpecError("the research spec must be a YAML mapping of keys to values",
                         details={"key": "(spec)", "place": "(top level)"})
+    import jsonschema   # here, not at the top: workflow jobs read defaults but never validate a whole spec
+
     root = schema()
     filled = fill_defaults(copy.deepcopy(spec), root, root)
     errors = sorted(jsonschema.Draft202012Validator(root).iter_errors(filled),

@@ -366,8 +366,8 @@ def gui(port: int, no_browser: bool, json_flag: bool, workspace: str | None) -> 
     serving = []
 
     def ready(data: dict) -> None:
+        serving.append(True)               # before the envelope: a SIGTERM right after it is a clean stop
         emit(success("gui", data, ws.warnings()))
-        serving.append(True)
         if click.get_current_context().find_root().obj.get("json", False):
             os.dup2(sys.stderr.fileno(), sys.stdout.fileno())   # the envelope stays stdout's one line
         if not no_browser:

@@ -20,13 +20,13 @@ How responses and transport failures map (the one place this is decided, see ``_
     404                                             stored; the work is recorded as missing (dangling)
     400                                             stored; DataError OPENALEX_BAD_REQUEST (exit 2),
                                                     quoting OpenAlex's message
-    429 / 403 with the daily budget spent           NetworkError BUDGET_EXHAUSTED (exit 4, not retried),
+    429 / 403 with the daily budget spent           UpstreamRefused BUDGET_EXHAUSTED (exit 4, not retried),
       (X-RateLimit-Remaining(-USD) ≤ 0, Remaining <   subcode RESETS_IN_<n>S, details.resets_in_seconds
       Credits-Required, or a body saying so)
     429 otherwise (per-second throttling)           retried after Retry-After (shared pause) or backoff
-    401 / 403 otherwise                             NetworkError ACCESS_DENIED (not retryable)
+    401 / 403 otherwise                             UpstreamRefused ACCESS_DENIED (not retryable)
     500–599                                         retried with backoff (Retry-After honoured)
-    other 4xx                                       NetworkError UPSTREAM_REJECTED (not retryable)
+    other 4xx                                       UpstreamRefused UPSTREAM_REJECTED (not retryable)
     httpx.TimeoutException                          retried (subcode TIMEOUT)
     httpx.ConnectError                              retried (subcode CONNECT_FAILED)
     RemoteProtocolError / ReadError / WriteError    retried (subcode CONNECTION_DROPPED); this includes
@@ -35,6 +35,8 @@ How responses and transport failures map (the one place this is decided, see ``_
     retries used up                                 NetworkError RATE_LIMITED (last was 429),
                                                     UPSTREAM_TIMEOUT (timeout) or UPSTREAM_ERROR (rest),
                                                     all retryable=True, exit 4
+    a stored answer of no usable status, or a       UpstreamRefused UPSTREAM_UNEXPECTED (subcode HTTP_<status>
+      redirect loop or one to nowhere                 or BAD_REDIRECT; not retryable: the same answer again)
 
 Backoff is exponential with "equal jitter" (``base·2^attempt`` scaled by a seeded factor in
 [0.5, 1], capped); ``sleep`` and ``rng`` are injectable so tests never really wait. Two runtime knobs
@@ -62,7 +64,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from .. import __version__
-from ..errors import DataError, NetworkError, UsageError
+from ..errors import DataError, NetworkError, UpstreamRefused, UsageError
 from ..ids import normalize_doi, short_id
 from .store import ApiRequest, RawStore, kept_headers, scrub_url
 
@@ -341,11 +343,9 @@ def budget_exhausted(headers: Mapping[str, str], body: Any) -> dict[str, Any] | 
             "remaining": remaining, "credits_required": required, "remaining_usd": remaining_usd}
 
 
-def _fatal(message: str, **kwargs: Any) -> NetworkError:
+def _fatal(message: str, **kwargs: Any) -> UpstreamRefused:
     """A NetworkError that retrying cannot cure (exit 4, retryable False)."""
-    err = NetworkError(message, **kwargs)
-    err.retryable = False
-    return err
+    return UpstreamRefused(message, **kwargs)
 
 
 def _nat_key(work_id: str) -> tuple[int, str]:
@@ -570,7 +570,7 @@ class OpenAlexClient:
             raise DataError(f"OpenAlex rejected the query {request.describe()}: {text}",
                             code="OPENALEX_BAD_REQUEST",
                             details={"status": 400, "openalex_message": text, "request": request.describe()})
-        raise _fatal(f"OpenAlex answered HTTP {status} to {request.describe()}", code="UPSTREAM_ERROR",
+        raise _fatal(f"OpenAlex answered HTTP {status} to {request.describe()}", code="UPSTREAM_UNEXPECTED",
                      subcode=f"HTTP_{status}", details={"status": status})
 
     def _pages(self, params: dict[str, Any], max_results: int | None = None) -> list[dict[str, Any]]:
@@ -639,7 +639,7 @@ class OpenAlexClient:
             if not target or not _WORK_ID.match(target):
                 break
             path = f"/works/{target}"
-        raise _fatal(f"OpenAlex redirected /works/{ref} without end or to nowhere", code="UPSTREAM_ERROR",
+        raise _fatal(f"OpenAlex redirected /works/{ref} without end or to nowhere", code="UPSTREAM_UNEXPECTED",
                      subcode="BAD_REDIRECT")
 
     def _fill_singly(self, lookup: Lookup, absent: list[str], singleton_ref: Callable[[str], str],
