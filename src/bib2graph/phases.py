@@ -312,7 +312,56 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
     return {"networks": len(metrics)}
 
 
+def _write_tables(tables: dict[str, pd.DataFrame], schemas: dict, out: Named) -> None:
+    from .tables import empty
+
+    for name, schema in schemas.items():
+        frame = tables[name]
+        write_table(frame if len(frame) else empty(schema), schema, out[name])
+
+
+def run_trends(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    from .temporal import analysis, guards
+    from .temporal.schema import TREND_TABLES
+
+    corpus = Bundle.read(_folder(inp["corpus"]))
+    reasons = guards.excluded(corpus)
+    kept = corpus.subset(reasons.index[reasons.isna()])
+    known = [pd.read_parquet(p, columns=None) for p in inp["known"]]
+    meta = analysis.metadata(corpus, *known)
+    span = analysis.year_range(kept.works, spec["time"])
+    bursts, tested = (analysis.burst_table(kept, meta, span, spec["time"]["bursts"], {"field": spec["terms_field"]})
+                      if span else (pd.DataFrame(), {}))
+    rpys, top, placed = analysis.rpys_tables(kept, [corpus.works, *known], meta, spec["time"]["rpys"]["top"])
+    _write_tables({"bursts": bursts, "rpys": rpys, "rpys_top": top}, TREND_TABLES, out)
+    return {"guards": guards.counts(reasons), "years": list(span) if span else None, "items_tested": tested,
+            "bursts": bursts["family"].value_counts().sort_index().to_dict() if len(bursts) else {},
+            "rpys": placed}
+
+
+def run_slices(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    from .temporal import analysis, guards, slices
+    from .temporal.schema import SLICE_TABLES
+    from .temporal.sliced import build_slices
+
+    params = dict(spec["network"])
+    if inp.get("thesaurus"):
+        params["thesaurus"] = inp["thesaurus"][0]
+    corpus = Bundle.read(_folder(inp["corpus"]))
+    reasons = guards.excluded(corpus)
+    kept = corpus.subset(reasons.index[reasons.isna()])
+    time = spec["time"]
+    span = analysis.year_range(kept.works, time)
+    spans = slices.spans(span[0], span[1], time["slice_years"]) if span else []
+    cited = read_table(inp["cited"], CITED) if inp.get("cited") else None
+    tables, counts = build_slices(kind, kept, spans, params, spec["communities"], spec.get("metrics"),
+                                  time["alignment"]["threshold"], cited)
+    _write_tables(tables, SLICE_TABLES, out)
+    return {"guards": guards.counts(reasons), **counts}
+
+
 PHASES: dict[str, Callable[..., dict[str, Any]]] = {
+    "trends": run_trends, "slices": run_slices,
     "snapshot_part": run_snapshot_part, "sources": run_sources, "cited": run_cited,
     "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network,
     "layout": run_layout, "export": run_export, "report": run_report,
