@@ -299,6 +299,9 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
         return json.loads(Path(path).read_text(encoding="utf-8"))
 
     manifests = {name: load(inp[name]) for name in ("seeds", "chain", "corpus", "sources") if inp.get(name)}
+    trends, sliced = _time_tables(inp)
+    if trends is not None:
+        manifests["trends"] = load(next(p for p in inp["trends"] if p.endswith("manifest.json")))
     metrics = [load(p) for p in inp["metrics"]]
     tables = [read_table(nodes, NODES) for nodes in inp["nodes"]]
     reading = {m["kind"]: reading_order(m["kind"], table)
@@ -308,8 +311,22 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
         xy = _positions(layout, table["node_id"])
         maps[m["kind"]] = (table.assign(x=xy[:, 0], y=xy[:, 1]), read_table(edges, EDGES))
     write_report(out["html"], spec, manifests, read_table(inp["screening"], SCREENING),
-                 read_table(inp["works"], WORKS), metrics, load(inp["prisma"]), reading, maps)
-    return {"networks": len(metrics)}
+                 read_table(inp["works"], WORKS), metrics, load(inp["prisma"]), reading, maps, trends, sliced)
+    return {"networks": len(metrics), "sliced": sorted(sliced)}
+
+
+def _time_tables(inp: Named) -> tuple[dict[str, pd.DataFrame] | None, dict[str, dict[str, pd.DataFrame]]]:
+    """The trend tables and each sliced kind's tables the report reads (none without `time.enabled`)."""
+    from .temporal.schema import SLICE_TABLES, TREND_TABLES
+
+    if not inp.get("trends"):
+        return None, {}
+    trends = {Path(p).stem: read_table(p, TREND_TABLES[Path(p).stem]) for p in inp["trends"] if p.endswith(".parquet")}
+    sliced: dict[str, dict[str, pd.DataFrame]] = {}
+    for path in inp.get("slices", []):
+        kind, name = Path(path).parent.name, Path(path).stem
+        sliced.setdefault(kind, {})[name] = read_table(path, SLICE_TABLES[name])
+    return trends, sliced
 
 
 def _write_tables(tables: dict[str, pd.DataFrame], schemas: dict, out: Named) -> None:
