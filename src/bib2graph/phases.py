@@ -329,12 +329,12 @@ def _time_tables(inp: Named) -> tuple[dict[str, pd.DataFrame] | None, dict[str, 
     return trends, sliced
 
 
-def _write_tables(tables: dict[str, pd.DataFrame], schemas: dict, out: Named) -> None:
+def _write_tables(tables: dict[str, pd.DataFrame], schemas: dict, out: Named) -> dict[str, pd.DataFrame]:
+    """Write each table (an empty one with its schema's columns); return them as written."""
     from .tables import empty
 
-    for name, schema in schemas.items():
-        frame = tables[name]
-        write_table(frame if len(frame) else empty(schema), schema, out[name])
+    return {name: write_table(tables[name] if len(tables[name]) else empty(schema), schema, out[name])
+            for name, schema in schemas.items()}
 
 
 def run_trends(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
@@ -357,6 +357,7 @@ def run_trends(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
 
 
 def run_slices(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    from .export import dynamic_gexf
     from .temporal import analysis, guards, slices
     from .temporal.schema import SLICE_TABLES
     from .temporal.sliced import build_slices
@@ -373,15 +374,17 @@ def run_slices(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> d
     cited = read_table(inp["cited"], CITED) if inp.get("cited") else None
     tables, counts = build_slices(kind, kept, spans, params, spec["communities"], spec.get("metrics"),
                                   time["alignment"]["threshold"], cited)
-    _write_tables(tables, SLICE_TABLES, out)
-    return {"guards": guards.counts(reasons), **counts}
+    directed = counts.pop("directed")
+    written = _write_tables(tables, SLICE_TABLES, out)
+    gexf = dynamic_gexf.write(written["nodes"], written["edges"], directed, out["gexf"])
+    return {"guards": guards.counts(reasons), **counts, "gexf": gexf}
 
 
 PHASES: dict[str, Callable[..., dict[str, Any]]] = {
-    "trends": run_trends, "slices": run_slices,
     "snapshot_part": run_snapshot_part, "sources": run_sources, "cited": run_cited,
     "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network,
-    "layout": run_layout, "export": run_export, "report": run_report,
+    "layout": run_layout, "export": run_export, "trends": run_trends, "slices": run_slices,
+    "report": run_report,
 }
 
 

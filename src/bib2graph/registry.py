@@ -186,7 +186,8 @@ def _trends_out(_spec):
 
 
 def _slices_out(_spec):
-    return {**{name: f"{SLICES}/{name}.parquet" for name in SLICE_TABLES}, "manifest": f"{SLICES}/manifest.json"}
+    return {**{name: f"{SLICES}/{name}.parquet" for name in SLICE_TABLES}, "gexf": f"{SLICES}/network.gexf",
+            "manifest": f"{SLICES}/manifest.json"}
 
 
 def _report_out(_spec):

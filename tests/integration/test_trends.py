@@ -112,3 +112,19 @@ def test_report_draws_bursts_timeline_strategic_diagrams_and_rpys(timed):
         assert f"Strategic diagram {name}" in texts
         assert sum(any(t.startswith(label[:20]) for t in texts) for label in here["label"]) == len(here)
     assert "flows" in figures
+
+
+def test_dynamic_gexf_holds_every_slice_of_every_node_and_edge(timed):
+    import networkx as nx
+
+    graph = nx.read_gexf(timed / "results/slices/keywords/network.gexf")
+    assert graph.graph["mode"] == "dynamic"
+    nodes = pd.read_parquet(timed / "results/slices/keywords/nodes.parquet")
+    edges = pd.read_parquet(timed / "results/slices/keywords/edges.parquet")
+    expected = {n: sorted((float(s[:4]), float(s[5:])) for s in rows["slice"]) for n, rows in nodes.groupby("node_id")}
+    assert {n: sorted(d["spells"]) for n, d in graph.nodes(data=True)} == expected
+    assert graph.number_of_edges() == edges[["source", "target"]].drop_duplicates().shape[0]
+    first = nodes.iloc[0]
+    clusters = graph.nodes[first["node_id"]]["cluster"]
+    assert (int(first["cluster"]), float(first["slice"][:4]), float(first["slice"][5:])) in \
+        [(int(v), float(a), float(b)) for v, a, b in clusters]

@@ -34,11 +34,12 @@ def build_slices(kind: str, corpus: Bundle, spans: list[tuple[int, int]], params
                  ) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
     """The tables of results/slices/<kind>/ and, per slice, its counts and summary."""
     years = pd.to_numeric(corpus.works["year"], errors="coerce")
-    nodes, edges, summaries = {}, {}, []
+    nodes, edges, summaries, directed = {}, {}, [], False
     for span in spans:
         name = slice_name(span)
         ids = corpus.works.loc[(years >= span[0]) & (years <= span[1]), "work_id"]
         net = build(kind, corpus.subset(ids), params, communities, evidence_limit=0, cited=cited, metrics=metrics)
+        directed = net.directed
         nodes[name] = net.nodes.assign(slice=name)
         edges[name] = net.edges.assign(slice=name)
         summaries.append({"slice": name, "works": int(len(ids)), "nodes": net.metrics["nodes"],
@@ -57,5 +58,5 @@ def build_slices(kind: str, corpus: Bundle, spans: list[tuple[int, int]], params
         "themes": pd.concat(diagram, ignore_index=True) if diagram else pd.DataFrame(),
         "flows": _pairs(nodes, names, themes.flows),
     }
-    return tables, {"slices": summaries, "links": int(len(alignment)),
+    return tables, {"directed": directed, "slices": summaries, "links": int(len(alignment)),
                     "events": events["event"].value_counts().sort_index().to_dict() if len(events) else {}}
