@@ -281,6 +281,16 @@ def network(kind: str, edges: int, offset: int, json_flag: bool, workspace: str 
 
 
 @cli.command()
+@click.argument("kind")
+@common
+def slices(kind: str, json_flag: bool, workspace: str | None) -> int:
+    """One network in each time slice (`time:` in the spec): members and clusters per slice, cluster events."""
+    from ..service.slices_view import slices as read_slices
+
+    return execute("slices", lambda: read_slices(resolve(workspace), kind))
+
+
+@cli.command()
 @common
 def prisma(json_flag: bool, workspace: str | None) -> int:
     """The PRISMA 2020 counts of the last corpus build: identified, duplicates, screened, excluded, included."""
