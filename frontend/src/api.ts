@@ -154,6 +154,12 @@ export interface Network {
   edges_next: number | null;
 }
 
+/** A network in each time slice (`b2g slices`): members and their clusters per slice. */
+export interface Slices {
+  kind: string;
+  slices: { slice: string; start: number; end: number; nodes: number; clusters: number; members: [string, number][] }[];
+}
+
 export interface Neighbour {
   id: string;
   label: string | null;

@@ -95,7 +95,24 @@ def _network(params: dict[str, Any]) -> None:
     resolve_metrics(params.get("metrics"))
 
 
+def _time(params: dict[str, Any]) -> None:
+    time = params["time"]
+    start, end = time["range"]["start"], time["range"]["end"]
+    if start is not None and end is not None and start > end:
+        raise _spec_error(f"time.range.start ({start}) is after time.range.end ({end})", "time.range")
+    missing = [k for k in time.get("networks", []) if k not in params.get("networks", time["networks"])]
+    if missing:
+        raise _spec_error(f"time.networks names {', '.join(missing)}, which networks does not build; add it "
+                          "to networks or remove it from time.networks", "time.networks")
+
+
+def _slices(params: dict[str, Any]) -> None:
+    _network(params)
+    _time(params)
+
+
 CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "trends": _time, "slices": _slices,
     "cited": _chain, "sources": lambda params: _source({"kind": "files", **params["source"]}),
     "snapshot_part": lambda params: _source(params["source"]),
     "seed": _seed, "chain": _chain, "corpus": _filter, "network": _network,

@@ -1,5 +1,5 @@
 """Static pictures of a network's map for the report: coloured by cluster, and VOSviewer's overlay
-coloured by mean publication year. SVG made with matplotlib, deterministic (see `report._svg`).
+coloured by mean publication year. SVG made with matplotlib, deterministic (see `svgplot.svg`).
 
 The SVG is meant to be read back (the tests do): the node marks are the `<use>` elements of the
 groups ``nodes-<k>`` (one per marker size); each label is the group ``label-<k>`` holding its box and its text; the overlay's
@@ -61,7 +61,7 @@ def _figure(nodes: pd.DataFrame, edges: pd.DataFrame, colours: list[str]):
     from matplotlib.patches import PathPatch
     from matplotlib.path import Path
 
-    from .report import _pyplot
+    from .svgplot import pyplot as _pyplot
 
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 6.2), dpi=DPI)
@@ -130,7 +130,7 @@ def place_labels(fig, ax, nodes: pd.DataFrame) -> int:
 
 def svg_map(title: str, nodes: pd.DataFrame, edges: pd.DataFrame) -> str:
     """The map coloured by cluster; `nodes` has node_id, label, x, y, strength, occurrences, cluster."""
-    from .report import _svg
+    from .svgplot import svg as _svg
 
     nodes = drawn(nodes)
     fig, ax = _figure(nodes, edges, cluster_colours(nodes["cluster"]))
@@ -155,7 +155,7 @@ def svg_overlay(title: str, nodes: pd.DataFrame, edges: pd.DataFrame) -> str | N
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize, to_hex
 
-    from .report import _svg
+    from .svgplot import svg as _svg
 
     nodes = drawn(nodes)
     span = year_range(nodes)

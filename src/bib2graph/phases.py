@@ -299,6 +299,9 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
         return json.loads(Path(path).read_text(encoding="utf-8"))
 
     manifests = {name: load(inp[name]) for name in ("seeds", "chain", "corpus", "sources") if inp.get(name)}
+    trends, sliced = _time_tables(inp)
+    if trends is not None:
+        manifests["trends"] = load(next(p for p in inp["trends"] if p.endswith("manifest.json")))
     metrics = [load(p) for p in inp["metrics"]]
     tables = [read_table(nodes, NODES) for nodes in inp["nodes"]]
     reading = {m["kind"]: reading_order(m["kind"], table)
@@ -308,14 +311,80 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
         xy = _positions(layout, table["node_id"])
         maps[m["kind"]] = (table.assign(x=xy[:, 0], y=xy[:, 1]), read_table(edges, EDGES))
     write_report(out["html"], spec, manifests, read_table(inp["screening"], SCREENING),
-                 read_table(inp["works"], WORKS), metrics, load(inp["prisma"]), reading, maps)
-    return {"networks": len(metrics)}
+                 read_table(inp["works"], WORKS), metrics, load(inp["prisma"]), reading, maps, trends, sliced)
+    return {"networks": len(metrics), "sliced": sorted(sliced)}
+
+
+def _time_tables(inp: Named) -> tuple[dict[str, pd.DataFrame] | None, dict[str, dict[str, pd.DataFrame]]]:
+    """The trend tables and each sliced kind's tables the report reads (none without `time.enabled`)."""
+    from .temporal.schema import SLICE_TABLES, TREND_TABLES
+
+    if not inp.get("trends"):
+        return None, {}
+    trends = {Path(p).stem: read_table(p, TREND_TABLES[Path(p).stem]) for p in inp["trends"] if p.endswith(".parquet")}
+    sliced: dict[str, dict[str, pd.DataFrame]] = {}
+    for path in inp.get("slices", []):
+        kind, name = Path(path).parent.name, Path(path).stem
+        sliced.setdefault(kind, {})[name] = read_table(path, SLICE_TABLES[name])
+    return trends, sliced
+
+
+def _write_tables(tables: dict[str, pd.DataFrame], schemas: dict, out: Named) -> dict[str, pd.DataFrame]:
+    """Write each table (an empty one with its schema's columns); return them as written."""
+    from .tables import empty
+
+    return {name: write_table(tables[name] if len(tables[name]) else empty(schema), schema, out[name])
+            for name, schema in schemas.items()}
+
+
+def run_trends(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    from .temporal import analysis, guards
+    from .temporal.schema import TREND_TABLES
+
+    corpus = Bundle.read(_folder(inp["corpus"]))
+    reasons = guards.excluded(corpus)
+    kept = corpus.subset(reasons.index[reasons.isna()])
+    known = [pd.read_parquet(p, columns=None) for p in inp["known"]]
+    meta = analysis.metadata(corpus, *known)
+    span = analysis.year_range(kept.works, spec["time"])
+    bursts, tested = (analysis.burst_table(kept, meta, span, spec["time"]["bursts"], {"field": spec["terms_field"]})
+                      if span else (pd.DataFrame(), {}))
+    rpys, top, placed = analysis.rpys_tables(kept, [corpus.works, *known], meta, spec["time"]["rpys"]["top"])
+    _write_tables({"bursts": bursts, "rpys": rpys, "rpys_top": top}, TREND_TABLES, out)
+    return {"guards": guards.counts(reasons), "years": list(span) if span else None, "items_tested": tested,
+            "bursts": bursts["family"].value_counts().sort_index().to_dict() if len(bursts) else {},
+            "rpys": placed}
+
+
+def run_slices(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    from .export import dynamic_gexf
+    from .temporal import analysis, guards, slices
+    from .temporal.schema import SLICE_TABLES
+    from .temporal.sliced import build_slices
+
+    params = dict(spec["network"])
+    if inp.get("thesaurus"):
+        params["thesaurus"] = inp["thesaurus"][0]
+    corpus = Bundle.read(_folder(inp["corpus"]))
+    reasons = guards.excluded(corpus)
+    kept = corpus.subset(reasons.index[reasons.isna()])
+    time = spec["time"]
+    span = analysis.year_range(kept.works, time)
+    spans = slices.spans(span[0], span[1], time["slice_years"]) if span else []
+    cited = read_table(inp["cited"], CITED) if inp.get("cited") else None
+    tables, counts = build_slices(kind, kept, spans, params, spec["communities"], spec.get("metrics"),
+                                  time["alignment"]["threshold"], cited)
+    directed = counts.pop("directed")
+    written = _write_tables(tables, SLICE_TABLES, out)
+    gexf = dynamic_gexf.write(written["nodes"], written["edges"], directed, out["gexf"])
+    return {"guards": guards.counts(reasons), **counts, "gexf": gexf}
 
 
 PHASES: dict[str, Callable[..., dict[str, Any]]] = {
     "snapshot_part": run_snapshot_part, "sources": run_sources, "cited": run_cited,
     "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network,
-    "layout": run_layout, "export": run_export, "report": run_report,
+    "layout": run_layout, "export": run_export, "trends": run_trends, "slices": run_slices,
+    "report": run_report,
 }
 
 

@@ -75,6 +75,7 @@ class Rule:
     per_kind: bool = False
     wanted: Callable[[dict], bool] = lambda _spec: True   # whether the spec asks for this job at all
     per_part: bool = False          # one job per partition of the OpenAlex snapshot (wildcard `part`)
+    kinds: Callable[[dict], list[str]] | None = None   # per-kind rules: which kinds (default: every network)
 
     @property
     def wildcard(self) -> str | None:
@@ -165,6 +166,30 @@ def _export_out(spec):
             "manifest": "results/export/{kind}/manifest.json"}
 
 
+TRENDS = "results/trends"
+TREND_TABLES = ("bursts", "rpys", "rpys_top")
+SLICES = "results/slices/{kind}"
+SLICE_TABLES = ("nodes", "edges", "alignment", "events", "themes", "flows")
+
+
+def _time_wanted(spec: dict) -> bool:
+    return bool(spec["time"]["enabled"])
+
+
+def _sliced(spec: dict) -> list[str]:
+    """The networks built per time slice (only those the spec builds at all)."""
+    return sorted(k for k in spec["time"]["networks"] if k in spec["networks"]) if _time_wanted(spec) else []
+
+
+def _trends_out(_spec):
+    return {**{name: f"{TRENDS}/{name}.parquet" for name in TREND_TABLES}, "manifest": f"{TRENDS}/manifest.json"}
+
+
+def _slices_out(_spec):
+    return {**{name: f"{SLICES}/{name}.parquet" for name in SLICE_TABLES}, "gexf": f"{SLICES}/network.gexf",
+            "manifest": f"{SLICES}/manifest.json"}
+
+
 def _report_out(_spec):
     return {"html": "results/report/index.html", "manifest": "results/report/manifest.json"}
 
@@ -186,8 +211,10 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("network", "networks", _network_out, per_kind=True),
     Rule("layout", "networks", _layout_out, ("layout",), per_kind=True),
     Rule("export", "exports", _export_out, ("export",), per_kind=True),
+    Rule("trends", "networks", _trends_out, ("time",), wanted=_time_wanted),
+    Rule("slices", "networks", _slices_out, ("time",), per_kind=True, wanted=_time_wanted, kinds=_sliced),
     Rule("report", "report", _report_out, ("chain", "communities", "export", "filter", "layout", "name", "networks",
-                                           "seed", "source")),
+                                           "seed", "source", "time")),
 )}
 PHASES = ("seed", "chain", "corpus", "networks", "exports", "report")
 
@@ -212,6 +239,7 @@ DEMANDS = {
     "network": Demand(per_row_kb=3.5, rows_of="references.parquet"),
     "layout": Demand(base_mb=500, per_row_kb=0.25, rows_of="edges.parquet"),
     "export": Demand(per_row_kb=3.0, rows_of="edges.parquet"),
+    "slices": Demand(per_row_kb=3.5, rows_of="references.parquet"),   # one slice's network at a time
 }
 
 
@@ -236,7 +264,10 @@ def table_schemas() -> dict[str, str]:
     per_kind = {"results/networks/{kind}/nodes.parquet": "nodes", "results/networks/{kind}/edges.parquet": "edges",
                 "results/networks/{kind}/evidence.parquet": "evidence:{kind}",
                 "results/layouts/{kind}/layout.parquet": "layout"}
-    return {**_TABLES, **per_kind}
+    trends = {f"{TRENDS}/{name}.parquet": name for name in TREND_TABLES}
+    sliced = {f"{SLICES}/{name}.parquet": f"slice_{name}" if name in ("nodes", "edges") else name
+              for name in SLICE_TABLES}
+    return {**_TABLES, **per_kind, **trends, **sliced}
 
 
 def kinds(spec: dict) -> list[str]:
@@ -264,7 +295,7 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
         return {"pending": [str(pending)] if pending.is_file() else []}
     if rule == "corpus":
         return {"curation": [str(Path(root) / CURATION_FILE)]}
-    if kind in THESAURUS_KINDS and (rule == "network" or (rule == "export" and "bibliography"
+    if kind in THESAURUS_KINDS and (rule in ("network", "slices") or (rule == "export" and "bibliography"
                                                           in spec["export"]["formats"])):
         thesaurus = spec["networks"][kind].get("thesaurus")   # the export tags works with their items' clusters
         return {"thesaurus": paths([thesaurus]) if thesaurus else []}
@@ -274,7 +305,7 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
 def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".") -> dict[str, Any]:
     """Every file a job reads, by role: upstream artifacts and external inputs alike."""
     found: dict[str, Any] = dict(external_inputs(spec, rule, kind, root))
-    if rule == "network" and kind == "cocitation":
+    if rule in ("network", "slices") and kind == "cocitation":
         found["cited"] = CITED_WORKS
     if rule in ("seed", "chain") or (rule == "cited" and spec["labels"]["fetch"]):
         found["universe"] = list(SOURCE_TABLES) if _universe_source(spec) else []
@@ -291,8 +322,10 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
             found["sources"] = f"{SOURCES}/manifest.json"
     elif rule == "cited":
         found["pool"] = list(CITED_POOL)
-    elif rule == "network":
+    elif rule in ("network", "slices"):
         found["corpus"] = bundle("results/corpus")
+    elif rule == "trends":
+        found.update(corpus=bundle("results/corpus"), known=_known_years(spec))
     elif rule == "layout":
         net = _network_out(spec)
         found.update({k: net[k].format(kind=kind) for k in ("nodes", "edges")})
@@ -310,7 +343,22 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
                      layouts=[f"results/layouts/{k}/layout.parquet" for k in kinds(spec)])
         if _universe_source(spec):
             found["sources"] = f"{SOURCES}/manifest.json"
+        if _time_wanted(spec):
+            found["trends"] = flat(_trends_out(spec))
+            found["slices"] = [f"{SLICES}/{name}.parquet".format(kind=k) for k in _sliced(spec)
+                               for name in SLICE_TABLES]
     return found
+
+
+def _known_years(spec: dict) -> list[str]:
+    """The tables that know the years of cited works (RPYS), the best first: the pool, the cited works'
+    metadata (with a co-citation network), the source's universe and its cited references."""
+    known = ["results/chain/pool/works.parquet"]
+    if _cited_wanted(spec):
+        known.append(CITED_WORKS)
+    if _universe_source(spec):
+        known += [f"{SOURCES}/works.parquet", f"{SOURCES}/cited.parquet"]
+    return known
 
 
 def outputs(spec: dict, rule: str, kind: str | None = None) -> dict[str, Any]:
@@ -338,6 +386,16 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
         return canonical_json({"source": {"files": source["files"], "formats": source["formats"],
                                           "resolve": source["resolve"], "thesaurus": source["thesaurus"], **asked},
                                "strict": spec["strict"]})
+    if rule == "trends":   # terms are counted in the keyword network's field
+        time = spec["time"]
+        field = spec["networks"].get("keywords", {}).get("field", "auto")
+        return canonical_json({"time": {k: time[k] for k in ("range", "bursts", "rpys", "networks")},
+                               "terms_field": field, "networks": kinds(spec)})
+    if rule == "slices":
+        time = spec["time"]
+        return canonical_json({"network": spec["networks"][kind], "communities": spec["communities"],
+                               "metrics": spec["metrics"], "kind": kind,
+                               "time": {k: time[k] for k in ("range", "slice_years", "alignment")}})
     if rule == "export":   # the bibliography finds a work's items as the network did
         return canonical_json({"export": spec["export"], "network": spec["networks"][kind]})
     if rule == "cited":   # the co-citation threshold says which cited works are nodes
@@ -386,7 +444,8 @@ def jobs(spec: dict, root: str | Path = ".") -> list[Job]:
     for rule in RULES.values():
         if not rule.wanted(spec):
             continue
-        values = kinds(spec) if rule.per_kind else partitions(spec, root) if rule.per_part else [None]
+        values = ((rule.kinds or kinds)(spec) if rule.per_kind else partitions(spec, root) if rule.per_part
+                  else [None])
         for kind in values:
             name = f"{rule.name}:{kind}" if kind else rule.name
             found.append(Job(name, rule.name, kind, inputs(spec, rule.name, kind, root),

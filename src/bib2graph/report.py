@@ -12,7 +12,6 @@ of each job is kept (`.snakemake/b2g/stat/`, outside the artifacts).
 from __future__ import annotations
 
 import html
-import io
 import os
 import platform
 from datetime import datetime, timezone
@@ -21,29 +20,14 @@ from typing import Any
 import pandas as pd
 
 from .atomic import write_text
+from .svgplot import pyplot as _pyplot
+from .svgplot import svg as _svg
+from .svgplot import table as _table
+from .trend_figures import section as _change_over_time
 
 #: the packages whose versions the report names (the ones that compute or draw something)
 PACKAGES = ("bib2graph", "snakemake", "igraph", "leidenalg", "networkx", "numpy", "scipy", "pandas", "pyarrow",
             "matplotlib")
-
-
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    matplotlib.rcParams["svg.hashsalt"] = "bib2graph"
-    matplotlib.rcParams["svg.fonttype"] = "none"
-    return plt
-
-
-def _svg(fig) -> str:
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
-    _pyplot().close(fig)
-    svg = buf.getvalue()
-    return svg[svg.index("<svg"):]
 
 
 def svg_prisma(counts: dict[str, Any]) -> str:
@@ -86,12 +70,6 @@ def _svg_years(works: pd.DataFrame) -> str:
     ax.set_title("Included works by year")
     fig.tight_layout()
     return _svg(fig)
-
-
-def _table(headers: list[str], rows: list[list[Any]]) -> str:
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _fmt(value: Any) -> str:
@@ -213,8 +191,11 @@ def _reading_notes(m: dict[str, Any]) -> list[str]:
 
 def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataFrame,
            works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any],
-           reading: dict[str, pd.DataFrame], maps: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None) -> str:
-    """The report's HTML; `maps` gives each network's nodes with x and y, and its edges."""
+           reading: dict[str, pd.DataFrame], maps: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
+           trends: dict[str, pd.DataFrame] | None = None,
+           sliced: dict[str, dict[str, pd.DataFrame]] | None = None) -> str:
+    """The report's HTML; `maps` gives each network's nodes with x and y, and its edges; `trends` and
+    `sliced` the tables of results/trends/ and results/slices/<kind>/ (with `time.enabled`)."""
     maps = maps or {}
     seeds, chain = manifests["seeds"]["counts"], manifests["chain"]["counts"]
     corpus = manifests["corpus"]["counts"]
@@ -251,6 +232,7 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
                          f"<code>results/export/{html.escape(m['kind'])}/reading_order.csv</code>):</p>")
             parts.append(_table(["cluster", "rank", "work", "year"],
                                 [[r.cluster, r.rank, r.label, _fmt(r.year)] for r in top.itertuples()]))
+    parts += _change_over_time(trends, sliced or {}, manifests)
     parts += _provenance(spec, works)
     style = ("body{font-family:sans-serif;max-width:60rem;margin:2rem auto;color:#222}"
              "table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;"
@@ -264,5 +246,7 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
 def write_report(path: str, spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataFrame,
                  works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any],
                  reading: dict[str, pd.DataFrame],
-                 maps: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None) -> None:
-    write_text(path, render(spec, manifests, screening, works, metrics, prisma, reading, maps))
+                 maps: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
+                 trends: dict[str, pd.DataFrame] | None = None,
+                 sliced: dict[str, dict[str, pd.DataFrame]] | None = None) -> None:
+    write_text(path, render(spec, manifests, screening, works, metrics, prisma, reading, maps, trends, sliced))

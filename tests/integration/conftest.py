@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from .helpers import b2g
+from .helpers import b2g, ran_jobs
 
 
 @pytest.fixture(scope="session")
@@ -24,6 +24,29 @@ def built_demo(tmp_path_factory, worker_id) -> Path:
             run = b2g("run", "--cores", "2", "--json", "--workspace", str(root))
             assert run.returncode == 0, run.stderr[-3000:]
             assert run.envelope["ok"] is True
+    return root
+
+
+@pytest.fixture(scope="session")
+def timed_demo(built_demo, tmp_path_factory, worker_id) -> Path:
+    """The built demo with `time:` on (the keywords network sliced in 5-year slices), built once per run:
+    read it, or copy it (copy_workspace) before changing anything."""
+    import yaml
+
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    root = shared / "timed-demo" / "review"
+    with FileLock(str(shared / "timed-demo.lock")):
+        if not (root / "results/trends/manifest.json").is_file():
+            shutil.rmtree(root, ignore_errors=True)
+            copy_workspace(built_demo, root)
+            keep_networks(root, "keywords")
+            path = root / "config/research.yaml"
+            spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+            spec["time"] = {"enabled": True, "networks": ["keywords"], "slice_years": 5}
+            path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+            run = b2g("run", "--json", "--workspace", str(root))
+            assert run.returncode == 0, run.stderr[-3000:]
+            (root.parent / "ran_jobs.txt").write_text("\n".join(sorted(ran_jobs(run.stderr))), encoding="utf-8")
     return root
 
 

@@ -5,8 +5,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks"
 import Sigma from "sigma";
 import type { EdgeDisplayData, NodeDisplayData } from "sigma/types";
 import type { NodeLabelDrawingFunction } from "sigma/rendering";
-import { ApiFailure, Network, NetworkSummary, get } from "../api";
-import { EdgeAttrs, MapGraph, NodeAttrs, SIZE_METRICS, SizeMetric, addEdges, applySizes, buildGraph, yearColour, yearSpan } from "../graph";
+import { ApiFailure, Network, NetworkSummary, Slices, get } from "../api";
+import { EdgeAttrs, MapGraph, NodeAttrs, SIZE_METRICS, SizeMetric, addEdges, applySizes, buildGraph, clusterColour, yearColour, yearSpan } from "../graph";
 import { labelDrawer } from "../labels";
 import { Details, Selection } from "../components/Details";
 import { SearchBox } from "../components/SearchBox";
@@ -27,7 +27,8 @@ declare global {
   interface Window {
     /** For tests and benchmarks: what the map shows now. */
     __b2g?: { kind: string | null; graph: MapGraph | null; sigma: Sigma<NodeAttrs, EdgeAttrs> | null; ready: boolean;
-              loadedAt: number | null; firstFrameAt: number | null; selection: Selection | null };
+              loadedAt: number | null; firstFrameAt: number | null; selection: Selection | null;
+              slice?: string | null };
   }
 }
 
@@ -65,13 +66,19 @@ export function MapView({ generation }: { generation: number }) {
   const [overlay, setOverlay] = useState<"clusters" | "years">("clusters");
   const [filters, setFilters] = useState<Filters>({ cluster: null, yearFrom: null, yearTo: null });
   const [selection, setSelection] = useState<Selection | null>(null);
+  const [timeline, setTimeline] = useState<Slices | null>(null);
+  const [sliceAt, setSliceAt] = useState(-1);   // -1: all years (the whole network)
+  const slice = useMemo(() => {
+    const chosen = timeline && sliceAt >= 0 ? timeline.slices[sliceAt] : null;
+    return chosen ? { name: chosen.slice, members: new Map(chosen.members) } : null;
+  }, [timeline, sliceAt]);
   const container = useRef<HTMLDivElement>(null);
   const sigma = useRef<Sigma<NodeAttrs, EdgeAttrs> | null>(null);
   // the reducers read these refs, so a change needs only a refresh, not a new renderer
-  const view = useRef({ filters, selection, overlay, span: null as [number, number] | null });
-  view.current = { ...view.current, filters, selection, overlay };
+  const view = useRef({ filters, selection, overlay, slice, span: null as [number, number] | null });
+  view.current = { ...view.current, filters, selection, overlay, slice };
   /** What the renderer last drew with: an effect redraws only when one of these changed. */
-  const drawn = useRef({ filters, selection, overlay });
+  const drawn = useRef({ filters, selection, overlay, slice });
 
   useEffect(() => {
     get<{ networks: NetworkSummary[] }>("api/networks").then((d) => {
@@ -99,6 +106,11 @@ export function MapView({ generation }: { generation: number }) {
     }).catch((exc) => {
       if (!cancelled) { setError(exc instanceof ApiFailure ? exc.message : String(exc)); setGraph(null); setNet(null); }
     }).finally(() => { if (!cancelled) setLoading(false); });
+    setTimeline(null);
+    setSliceAt(-1);
+    get<Slices>(`api/networks/${encodeURIComponent(kind)}/slices`).then((d) => {
+      if (!cancelled) setTimeline(d.slices.length ? d : null);
+    }).catch(() => { /* not sliced in time (time: in the spec): no slider */ });
     return () => { cancelled = true; };
     // metric is applied to the new graph here and to the current one by its own effect
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -123,9 +135,14 @@ export function MapView({ generation }: { generation: number }) {
       minCameraRatio: 0.02,
       maxCameraRatio: 4,
       nodeReducer: (node, attrs) => {
-        const { filters: f, selection: s, overlay: o, span } = view.current;
+        const { filters: f, selection: s, overlay: o, span, slice: t } = view.current;
         const a = attrs;
         const out: Record<string, unknown> = { ...attrs };
+        if (t) {   // a time slice: its members only, coloured by their cluster in that slice
+          const inSlice = t.members.get(node);
+          if (inSlice === undefined) out.hidden = true;
+          else out.color = clusterColour(inSlice);
+        }
         if (f.cluster !== null && a.cluster !== f.cluster) out.hidden = true;
         if ((f.yearFrom !== null || f.yearTo !== null)
             && (a.year === null || (f.yearFrom !== null && a.year < f.yearFrom) || (f.yearTo !== null && a.year > f.yearTo))) {
@@ -144,8 +161,12 @@ export function MapView({ generation }: { generation: number }) {
         return out as Partial<NodeDisplayData>;
       },
       edgeReducer: (edge, attrs) => {
-        const s = view.current.selection;
+        const { selection: s, slice: t } = view.current;
         const out: Record<string, unknown> = { ...attrs };
+        if (t) {
+          const [a, b] = graph.extremities(edge);
+          if (!t.members.has(a) || !t.members.has(b)) out.hidden = true;
+        }
         if (s && s.type === "node" && graph.hasNode(s.id)) {
           if (graph.hasExtremity(edge, s.id)) { out.color = "#5b6577"; out.zIndex = 1; } else out.hidden = true;
         } else if (s && s.type === "edge") {
@@ -159,7 +180,8 @@ export function MapView({ generation }: { generation: number }) {
     });
     labels.attach(renderer);
     sigma.current = renderer;
-    drawn.current = { filters: view.current.filters, selection: view.current.selection, overlay: view.current.overlay };
+    drawn.current = { filters: view.current.filters, selection: view.current.selection, overlay: view.current.overlay,
+                      slice: view.current.slice };
     // sigma drew the first frame in its constructor; the browser shows it at the next animation frame
     let alive = true;
     requestAnimationFrame(() => {
@@ -196,12 +218,12 @@ export function MapView({ generation }: { generation: number }) {
   }, [metric, graph]);
 
   useEffect(() => {
-    expose({ selection });
+    expose({ selection, slice: slice?.name ?? null });
     const last = drawn.current;
-    if (last.filters === filters && last.selection === selection && last.overlay === overlay) return;
-    drawn.current = { filters, selection, overlay };
+    if (last.filters === filters && last.selection === selection && last.overlay === overlay && last.slice === slice) return;
+    drawn.current = { filters, selection, overlay, slice };
     sigma.current?.refresh({ skipIndexation: true });
-  }, [filters, selection, overlay]);
+  }, [filters, selection, overlay, slice]);
 
   /** Centre the camera on a node, closer in. */
   const flyTo = useCallback((id: string) => {
@@ -278,6 +300,14 @@ export function MapView({ generation }: { generation: number }) {
           <input type="number" class="year" placeholder={span ? String(span[1]) : "to"} value={filters.yearTo ?? ""} data-testid="year-to" aria-label="to year"
                  onChange={(e) => { const v = (e.target as HTMLInputElement).value; setFilters({ ...filters, yearTo: v === "" ? null : Number(v) }); }} />
         </label>
+        {timeline && (
+          <label class="timeslider">time{" "}
+            <input type="range" min={-1} max={timeline.slices.length - 1} step={1} value={sliceAt} data-testid="time-slider"
+                   aria-label="time slice" aria-valuetext={slice ? slice.name : "all years"}
+                   onInput={(e) => setSliceAt(Number((e.target as HTMLInputElement).value))} />
+            <span data-testid="time-slice">{slice ? `${slice.name} (${slice.members.size} nodes)` : "all years"}</span>
+          </label>
+        )}
         <SearchBox onPick={pickWork} />
       </div>
       {error && <p class="error" role="alert" data-testid="map-error">{error}</p>}

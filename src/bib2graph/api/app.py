@@ -142,6 +142,13 @@ def _reads(app: FastAPI, ws: Workspace) -> None:
 
         return respond("network", lambda: read_network(ws, kind, edges, offset))
 
+    @app.get("/api/networks/{kind}/slices", name="slices")
+    def sliced(kind: str) -> Response:
+        """One network in each time slice: members, clusters, cluster events (as `b2g slices`)."""
+        from ..service.slices_view import slices
+
+        return respond("slices", lambda: slices(ws, kind))
+
     @app.get("/api/networks/{kind}/evidence", name="evidence")
     def evidence(kind: str, source: str, target: str) -> Response:
         """The documents behind one edge: why two nodes are linked (as `b2g evidence`)."""

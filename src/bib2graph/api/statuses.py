@@ -11,6 +11,7 @@ from typing import Any
 # error code -> HTTP status, for codes whose status is not their exit code's
 BY_CODE = {
     "UNKNOWN_ID": 404, "UNKNOWN_NETWORK": 404, "UNKNOWN_EDGE": 404, "ARTIFACT_MISSING": 404, "NOT_FOUND": 404,
+    "NOT_SLICED": 404,
     "METHOD_NOT_ALLOWED": 405,
     "WORKSPACE_LOCKED": 409, "RUN_IN_PROGRESS": 409,
     "UNAUTHORIZED": 401, "FORBIDDEN_HOST": 403,

@@ -379,6 +379,15 @@ def _withdraw(console: Console, data: dict[str, Any]) -> None:
     console.print(f"curation file: {totals['accept']} accepted, {totals['reject']} rejected; next: {_text(data['next'])}")
 
 
+def _slices(console: Console, data: dict[str, Any]) -> None:
+    console.print(_table(("slice", "nodes", "clusters"), ([s["slice"], s["nodes"], s["clusters"]] for s in data["slices"]),
+                         f"{data['kind']} per time slice"))
+    shown = [e for e in data["events"] if e["side"] == "from" or e["event"] == "emerges"]
+    console.print(_table(("from", "to", "cluster", "event", "with"),
+                         ([e["from_slice"], e["to_slice"], e["cluster"], e["event"], e["with"]] for e in shown),
+                         "cluster events"))
+
+
 RENDERERS: dict[str, Callable[[Console, dict[str, Any]], None]] = {
     "withdraw": _withdraw,
     "status": _status, "accept": _decision, "reject": _decision, "run": _run, "init": _init, "plan": _plan,
@@ -386,7 +395,7 @@ RENDERERS: dict[str, Callable[[Console, dict[str, Any]], None]] = {
     "inspect": _inspect, "schema": _schema, "validate": _validate, "monitor": _monitor,
     "snapshot": _snapshot, "snapshot list": _snapshot_list, "snapshot diff": _snapshot_diff,
     "snapshot restore": _snapshot_restore, "search": _search, "evidence": _evidence, "queue": _queue,
-    "networks": _networks_list, "network": _network, "prisma": _prisma, "curate dump": _curate_dump, "curate apply": _curate_apply,
+    "networks": _networks_list, "network": _network, "slices": _slices, "prisma": _prisma, "curate dump": _curate_dump, "curate apply": _curate_apply,
     **{verb: partial(_phase, verb) for verb in PHASE_FOLDERS},
 }
 

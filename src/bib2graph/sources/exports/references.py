@@ -11,7 +11,8 @@ Identity (`identity_key`), in order:
   Smiths who published in the same year, source, volume and page, which is rare (bibliometrix and
   VOSviewer fold cited authors the same way). VOLUME and PAGE are their digits without leading zeros
   ("V0005" → 5, "pD658" → 658, "ARTN e0123" → 123). SOURCE is `source_key`: the initials of the first
-  three words of the source title once punctuation, digits and stop-words are gone, so that a full title,
+  three words of the source title once punctuation and stop-words are gone (then its numbers other than the
+  year, which name reports and standards: "RFC 3428"), so that a full title,
   its WoS J9 abbreviation (cut at 20 characters) and its ISO-4 abbreviation agree: "Journal of Applied
   Physics", "J APPL PHYS" and "J. Appl. Phys." are all ``JAP``. Each abbreviated word starts with the
   letter its full word starts with, which is the one thing every abbreviation style keeps; a WoS J9 may
@@ -333,15 +334,21 @@ def _number(value: str | None) -> str:
     return digits.lstrip("0") or ("0" if digits else "")
 
 
-def source_key(name: str | None, fold: "SourceFolding | None" = None) -> str:
-    """The initials of a source title's first `SOURCE_WORDS` words, stop-words and numbers left out
-    ("Journal of Applied Physics", "J APPL PHYS", "J. Appl. Phys." → ``JAP``)."""
+def source_key(name: str | None, fold: "SourceFolding | None" = None, year: int | None = None) -> str:
+    """The initials of a source title's first `SOURCE_WORDS` words, stop-words left out ("Journal of
+    Applied Physics", "J APPL PHYS", "J. Appl. Phys." → ``JAP``), then the numbers the title holds other
+    than the reference's year: they name the document in reports and standards ("RFC 3428" and "RFC3311"
+    are two works, "IETFRFC3428" and "3428 IETFRFC" one), while a year is written in some spellings of a
+    proceedings title and not in others."""
     if not name:
         return ""
     if fold is not None:
         name = fold.canonical(name)
-    words = [w for w in _words(name) if w not in STOP_WORDS and not w.isdigit()]
-    return "".join(w[0] for w in words[:SOURCE_WORDS])
+    tokens = [t for w in _words(name) for t in re.findall(r"[A-Z&]+|[0-9]+", w)]
+    words = [t for t in tokens if not t.isdigit() and t not in STOP_WORDS]
+    numbers = [t.lstrip("0") or "0" for t in tokens if t.isdigit()]
+    numbers = [n for n in numbers if year is None or n != str(year)]
+    return "".join(w[0] for w in words[:SOURCE_WORDS]) + "".join(numbers)
 
 
 def normalize_raw(raw: str) -> str:
@@ -358,7 +365,7 @@ def identity_key(ref: ParsedRef, fold: "SourceFolding | None" = None) -> str:
     """One string per cited work: ``doi:…``, else ``key:AUTHOR|YEAR|SOURCE|VOLUME|PAGE``, else ``raw:…``."""
     if ref.doi:
         return f"doi:{ref.doi}"
-    key = _key(author_key(ref.first_author), ref.year, source_key(ref.source, fold), _number(ref.volume),
+    key = _key(author_key(ref.first_author), ref.year, source_key(ref.source, fold, ref.year), _number(ref.volume),
                _number(ref.page))
     return key or f"raw:{normalize_raw(ref.raw)}"
 
@@ -423,7 +430,7 @@ def work_keys(first_author: str | None, year: int | None, venue: str | None, ven
     `first_author` is surname first, as WoS AU or Scopus "Authors" write it."""
     keys = [f"doi:{d}"] if (d := normalize_doi(doi)) else []
     author, vol, page = author_key(first_author), _number(volume), _number(first_page)
-    sources = sorted({source_key(s, fold) for s in (venue, venue_abbrev) if s} or {""})
+    sources = sorted({source_key(s, fold, year) for s in (venue, venue_abbrev) if s} or {""})
     for source in sources:
         for v, p in ((vol, page), (vol, ""), ("", page), ("", "")):
             key = _key(author, year, source, v, p)

@@ -1,0 +1,1 @@
+"""How a field moves: yearly counts, bursts, reference publication year spectroscopy."""
