@@ -106,6 +106,16 @@ def _citation_only(ctx: Context) -> None:
     path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
 
 
+def _time_on(ctx: Context) -> None:
+    """`time:` on, the citation network sliced: `build` then makes the trends and slices `slices` reads."""
+    import yaml
+
+    path = ctx.ws / "config/research.yaml"
+    spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    spec["time"] = {"enabled": True, "networks": ["citation"], "slice_years": 5}
+    path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+
+
 def _empty_folder(ctx: Context) -> None:
     (ctx.scratch / "empty").mkdir(exist_ok=True)
 
@@ -118,6 +128,7 @@ STEPS: tuple[Step, ...] = (
     Step("plan", ("plan", *WS)),
     Step("networks", ("networks", *WS)),
     Step("network", ("network", "citation", "--edges", "5", *WS)),
+    Step("errors/slices-NOT_SLICED", ("slices", "keywords", *WS)),
     Step("evidence", ("evidence", *EDGE, *WS)),
     Step("inspect", ("inspect", WORK, *WS)),
     Step("search", ("search", "object recognition", "--limit", "3", *WS)),
@@ -127,7 +138,8 @@ STEPS: tuple[Step, ...] = (
     Step("seed", ("seed", "--cores", "1", *WS), before=_citation_only),
     Step("chain", ("chain", "--cores", "1", *WS)),
     Step("filter", ("filter", "--cores", "1", *WS)),
-    Step("build", ("build", "--cores", "1", *WS)),
+    Step("build", ("build", "--cores", "1", *WS), before=_time_on),
+    Step("slices", ("slices", "citation", *WS)),
     Step("export", ("export", "--cores", "1", *WS)),
     Step("run", ("run", "--cores", "1", *WS)),
     Step("snapshot", ("snapshot", "--name", "golden", *WS)),

@@ -332,11 +332,9 @@ def network(**_params) -> int:
 @cli.command()
 @click.argument("kind")
 @common
-def slices(kind: str, json_flag: bool, workspace: str | None) -> int:
+@binds(lambda ws, p, on_line: service("slices_view", "slices")(ws, p["kind"]), reads=True)
+def slices(**_params) -> int:
     """One network in each time slice (`time:` in the spec): members and clusters per slice, cluster events."""
-    from ..service.slices_view import slices as read_slices
-
-    return execute("slices", lambda: read_slices(resolve(workspace), kind))
 
 
 @cli.command()
