@@ -39,6 +39,9 @@ VOLATILE: dict[tuple[str, str], tuple[str, str | None]] = {
                      r"(?<=:)\d+(?=/)|(?<=token=)[^&#]+"),
 }
 
+#: verbs with no example, and why: they print no envelope
+NO_ENVELOPE = {"mcp": "it serves the MCP protocol on stdout (JSON-RPC), never an envelope; tests/integration/test_mcp.py"}
+
 # UTC times as the CLI writes them (2026-12-03T19:55:51Z) and in file names (2026-12-03T195551Z).
 _TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):?(\d{2}):?(\d{2})(?:\.\d+)?(?:Z|[+-]00:?00)?")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b(?!T)")

@@ -32,7 +32,7 @@ REPLAYED = re.compile(r"idempotency key '([^']+)': replayed the result recorded 
                       r"nothing was done again")
 TOOLS = {"status", "validate", "plan", "seed", "chain", "filter", "build", "export", "run", "inspect", "search",
          "accept", "reject", "withdraw", "curate_dump", "curate_apply", "snapshot", "snapshot_list", "snapshot_diff",
-         "snapshot_restore", "monitor", "schema", "networks", "network", "evidence", "queue", "prisma"}
+         "snapshot_restore", "monitor", "schema", "networks", "network", "evidence", "queue", "prisma", "slices"}
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -87,6 +87,7 @@ def _reads(session) -> list[tuple[str, dict, list[str]]]:
             ("network", {"kind": "citation", "edges": 40, "offset": 5}, ["network", "citation", "--edges", "40",
                                                                          "--offset", "5"]),
             ("network", {"kind": "nope"}, ["network", "nope"]),
+            ("slices", {"kind": "keywords"}, ["slices", "keywords"]),
             ("queue", {"limit": 5}, ["queue", "-n", "5"]),
             ("search", {"text": ["citation", "network"], "limit": 5}, ["search", "citation", "network", "-n", "5"]),
             ("inspect", {"work_id": work}, ["inspect", work]),
