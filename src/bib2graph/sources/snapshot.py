@@ -32,6 +32,15 @@ def _selected(year: int | None, selection: dict[str, Any]) -> bool:
     return year is not None and (low is None or year >= low) and (high is None or year <= high)
 
 
+def _without_self_citation(rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """A work listed among its own references is not a citation: the files source drops it too."""
+    row = rows["works"][0]
+    references = [r for r in rows["references"] if r["referenced_id"] != row["work_id"]]
+    if len(references) < len(rows["references"]):
+        rows = {**rows, "works": [{**row, "n_references": len(references)}], "references": references}
+    return rows
+
+
 def _fields(rows: dict[str, list[dict[str, Any]]]) -> str:
     """The fields the record gave, as the files source's origins name them."""
     work = rows["works"][0]
@@ -51,7 +60,7 @@ def read_partition(path: str | Path, name: str, selection: dict[str, Any],
         if not _selected(work_year(work), selection):   # before the rows: most of a partition may be left out
             outside += 1
             continue
-        rows = work_rows(work)   # never None: the reader passed over works without a usable ID
+        rows = _without_self_citation(work_rows(work))   # never None: the reader passed over works without an ID
         row = rows["works"][0]
         updated = row["updated_date"] or ""
         if row["work_id"] not in chosen or updated > chosen[row["work_id"]][0]:
