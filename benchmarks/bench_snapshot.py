@@ -61,13 +61,12 @@ def stage(name: str, folder: Path, arg: str) -> dict:
         write_table(origins, ORIGINS, out / "origins.parquet")
     elif name == "gather":
         from bib2graph.sources.snapshot import gather
-        from bib2graph.tables import ORIGINS, SOURCE_REFS, write_table
+        from bib2graph.tables import BUNDLE_TABLES, ORIGINS, SOURCE_REFS, write_table
 
         parts = sorted(p for p in (folder / "results/snapshot").glob("*/*") if p.is_dir())
-        bundle, cited, origins, counts = gather([(f"{p.parent.name}.{p.name}", p) for p in parts])
-        bundle.write(folder / "results/sources")
-        write_table(cited, SOURCE_REFS, folder / "results/sources/cited.parquet")
-        write_table(origins, ORIGINS, folder / "results/sources/origins.parquet")
+        schemas = {**BUNDLE_TABLES, "cited": SOURCE_REFS, "origins": ORIGINS}
+        gather([(f"{p.parent.name}.{p.name}", p) for p in parts],
+               lambda name, table: write_table(table, schemas[name], folder / f"results/sources/{name}.parquet"))
     elif name == "universe":
         from bib2graph.sources.universe import FileUniverse
         from bib2graph.tables import SOURCE_REFS, Bundle, read_table

@@ -13,6 +13,7 @@ from bib2graph.skips import Skips
 from bib2graph.sources.snapshot import gather, read_partition
 from bib2graph.sources.snapshot_layout import partition_file, partitions
 from bib2graph.spec import validate
+from bib2graph.tables import BUNDLE_TABLES, ORIGINS, Bundle, conform
 from tests.snapshot_builder import write_manifest, write_partition
 
 
@@ -52,18 +53,21 @@ def test_a_partition_is_selected_by_year_and_the_latest_record_of_a_work_wins(tm
         bundle, origins, counts = read_partition(path, path.name, selection, Skips())
         folder = tmp_path / "out" / path.parent.name
         bundle.write(folder)
-        from bib2graph.tables import ORIGINS, write_table
+        from bib2graph.tables import write_table
 
         write_table(origins, ORIGINS, folder / "origins.parquet")
         read.append((path.parent.name, folder, counts))
     assert read[0][2] == {"records": 3, "works": 2, "outside_selection": 1, "duplicates": 0}
     assert read[1][2] == {"records": 2, "works": 1, "outside_selection": 0, "duplicates": 1}
-    bundle, cited, origins, counts = gather([(key, folder) for key, folder, _ in read])
+    tables: dict = {}
+    counts = gather([(key, folder) for key, folder, _ in read], tables.__setitem__)
+    bundle = Bundle(**{name: conform(tables[name], schema) for name, schema in BUNDLE_TABLES.items()})
+    cited, origins = tables["cited"], conform(tables["origins"], ORIGINS)
     assert dict(zip(bundle.works["work_id"], bundle.works["cited_by_count"])) == {"W1": 6, "W3": 7}
     assert list(bundle.authorships["work_id"]) == ["W1", "W3"] and cited.empty
     assert list(origins["file"]) == ["part_000.gz", "part_000.gz"] and counts["files"][0]["duplicates"] == 1
     with pytest.raises(DataError):
-        gather([])
+        gather([], tables.__setitem__)
 
 
 def _spec(**snapshot) -> dict:

@@ -12,7 +12,7 @@ snapshot synced incrementally.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pandas as pd
 
@@ -73,33 +73,41 @@ def read_partition(path: str | Path, name: str, selection: dict[str, Any],
     return bundle_from_rows(rows for _, _, rows in chosen.values()), conform(origins, ORIGINS), counts
 
 
-def gather(parts: list[tuple[str, Path]]) -> tuple[Bundle, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
-    """The universe of the partitions `parts` ((key, folder of its tables), oldest first): bundle, cited
-    references (none: every reference of a snapshot is an OpenAlex ID), origins and counts."""
+def gather(parts: list[tuple[str, Path]], write: Callable[[str, pd.DataFrame], None]) -> dict[str, Any]:
+    """The universe of the partitions `parts` ((key, folder of its tables), oldest first), handed to
+    `write` one table at a time (each bundle table, "cited": none, every reference of a snapshot being an
+    OpenAlex ID, and "origins"), so that only the largest is ever in memory; returns the counts. DuckDB
+    picks each work's latest record over the partitions' Parquet files, spilling to disk as it needs."""
     if not parts:
         raise DataError("source.snapshot.path holds no works partitions (data/works/updated_date=…/part_N.gz, "
                         "or a data/works/manifest listing them)", code="FILE_MISSING",
                         details={"place": "source.snapshot.path"})
-    read = [(key, Bundle.read(folder), read_table(Path(folder) / "origins.parquet", ORIGINS))
-            for key, folder in parts]
-    works = pd.concat([b.works.assign(_order=i) for i, (_, b, _) in enumerate(read)], ignore_index=True)
-    latest = (works.assign(_updated=works["updated_date"].fillna(""))
-              .sort_values(["_updated", "_order"], kind="mergesort")
-              .drop_duplicates("work_id", keep="last"))
-    winner = pd.Series(latest["_order"].to_numpy(), index=latest["work_id"].to_numpy())
+    import duckdb
 
-    def kept(frames: list[pd.DataFrame], schema) -> pd.DataFrame:
-        table = pd.concat([f.assign(_order=i) for i, f in enumerate(frames)], ignore_index=True)
-        table = table[table["_order"].to_numpy() == table["work_id"].map(winner).to_numpy()]
-        return conform(table.drop(columns="_order"), schema)
+    with duckdb.connect(":memory:") as con:
+        con.execute("CREATE TEMP TABLE part_order (folder VARCHAR, part_no INTEGER)")
+        con.executemany("INSERT INTO part_order VALUES (?, ?)", [[str(Path(f)), i] for i, (_, f) in enumerate(parts)])
 
-    bundle = Bundle(**{name: kept([getattr(b, name) for _, b, _ in read], schema)
-                       for name, schema in BUNDLE_TABLES.items()})
-    origins = kept([o for _, _, o in read], ORIGINS)
-    from_part = latest["_order"].value_counts()
-    files = [{"file": key, "records": len(b.works), "duplicates": len(b.works) - int(from_part.get(i, 0))}
-             for i, (key, b, _) in enumerate(read)]
-    counts = {"records": len(works), "works": len(bundle.works), "partitions": len(parts), "files": files,
-              "references": {"total": len(bundle.references), "unparsed": 0, "with_doi": 0, "identities": 0,
-                             "unparsed_shown": []}}
-    return bundle, conform(empty(SOURCE_REFS), SOURCE_REFS), origins, counts
+        def rows_of(name: str) -> str:
+            files = ", ".join(f"'{Path(f) / name}'" for _, f in parts)   # our results/snapshot/<key>: no quotes
+            return (f"(SELECT t.*, o.part_no AS _order FROM read_parquet([{files}], filename = true, hive_partitioning = false) t "
+                    f"JOIN part_order o ON parse_dirpath(t.filename) = o.folder)")
+
+        con.execute(f"""CREATE TEMP TABLE winner AS SELECT work_id, arg_max(_order, (coalesce(updated_date, ''),
+                        _order)) AS _order FROM {rows_of('works.parquet')} GROUP BY work_id""")
+        sizes = {}
+        for name in [*BUNDLE_TABLES, "origins"]:
+            table = con.sql(f"""SELECT t.* EXCLUDE (filename, _order) FROM {rows_of(name + '.parquet')} t
+                                SEMI JOIN winner w ON t.work_id = w.work_id AND t._order = w._order""")
+            table = table.to_arrow_table().to_pandas()
+            sizes[name] = len(table)
+            write(name, table)   # the writer conforms it to its schema
+            del table
+        records = dict(con.execute(f"SELECT _order, count(*) FROM {rows_of('works.parquet')} GROUP BY _order").fetchall())
+        won = dict(con.execute("SELECT _order, count(*) FROM winner GROUP BY _order").fetchall())
+    write("cited", empty(SOURCE_REFS))
+    files = [{"file": key, "records": records.get(i, 0), "duplicates": records.get(i, 0) - won.get(i, 0)}
+             for i, (key, _) in enumerate(parts)]
+    return {"records": sum(records.values()), "works": sizes["works"], "partitions": len(parts), "files": files,
+            "references": {"total": sizes["references"], "unparsed": 0, "with_doi": 0, "identities": 0,
+                           "unparsed_shown": []}}
