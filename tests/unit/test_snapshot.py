@@ -57,8 +57,9 @@ def test_a_partition_is_selected_by_year_and_the_latest_record_of_a_work_wins(tm
 
         write_table(origins, ORIGINS, folder / "origins.parquet")
         read.append((path.parent.name, folder, counts))
-    assert read[0][2] == {"records": 3, "works": 2, "outside_selection": 1, "duplicates": 0}
-    assert read[1][2] == {"records": 2, "works": 1, "outside_selection": 0, "duplicates": 1}
+    assert read[0][2] == {"records": 3, "works": 2, "outside_selection": 1, "outside_by": {"year": 1},
+                          "duplicates": 0}
+    assert read[1][2] == {"records": 2, "works": 1, "outside_selection": 0, "outside_by": {}, "duplicates": 1}
     tables: dict = {}
     counts = gather([(key, folder) for key, folder, _ in read], tables.__setitem__)
     bundle = Bundle(**{name: conform(tables[name], schema) for name, schema in BUNDLE_TABLES.items()})
@@ -94,3 +95,27 @@ def test_a_snapshot_spec_is_checked_and_gives_one_job_per_partition(tmp_path):
     assert "results/snapshot/2024-01-01.part_000/origins.parquet" in jobs["sources"].inputs["parts"]
     assert jobs["seed"].inputs["universe"] == registry.SOURCE_TABLES
     assert part.params == jobs["snapshot_part:2024-01-01.part_000"].params   # the path is not the selection
+
+
+def test_a_partition_is_selected_by_topics_concepts_and_a_term_expression(tmp_path):
+    def work(n: int, title: str, topic: str, concept: str) -> dict:
+        return {**_work(n, 2020, "2024-01-01"), "title": title,
+                "topics": [{"id": f"https://openalex.org/{topic}", "display_name": f"Topic {topic}"}],
+                "concepts": [{"id": f"https://openalex.org/{concept}", "display_name": "Hippocampus"}]}
+
+    path = write_partition(tmp_path, "2024-01-01", 0, [
+        work(1, "Object recognition in rats", "T1", "C1"), work(2, "Object recognition in mice", "T2", "C1"),
+        work(3, "Rats in context", "T1", "C2"), work(4, "Spatial memory of rats", "T1", "C1")])
+    selection = {"topics": ["https://openalex.org/T1"], "concepts": ["C1"],
+                 "include": 'rat* AND ("object recognition" OR hippocampus)'}
+    bundle, _, counts = read_partition(path, path.name, selection, Skips())
+    assert list(bundle.works["work_id"]) == ["W1", "W4"]   # W4 by its concept's name
+    assert counts["outside_selection"] == 2 and counts["outside_by"] == {"concepts": 1, "topics": 1}
+    bundle, _, counts = read_partition(path, path.name, {"include": "mice"}, Skips())
+    assert list(bundle.works["work_id"]) == ["W2"] and counts["outside_by"] == {"include": 3}
+    with pytest.raises(SpecError, match="source.snapshot.include"):
+        checks.check("snapshot_part", json.loads(registry.params(_spec(path="s", include="rat AND"),
+                                                                  "snapshot_part")))
+    unset, set_ = (json.loads(registry.params(_spec(path="s", **extra), "snapshot_part"))
+                   for extra in ({}, {"topics": ["T1"]}))
+    assert unset["source"]["snapshot"] == {} and set_["source"]["snapshot"] == {"topics": ["T1"]}

@@ -3,7 +3,8 @@
 `sources` job writes, the same tables a files source gives, so that seed, chain and corpus read them alike.
 
 A partition's works are normalised as every OpenAlex Work object is (`records.work_rows`: the 2023 and
-the current schema alike) and selected by publication year when `source.snapshot` says so. A work found
+the current schema alike) and selected as `source.snapshot` says (publication years, topics, concepts, a
+term expression: the universe a review seeds and chains in, kept small enough for one machine). A work found
 in several partitions keeps its record with the latest `updated_date` (on a tie, the later partition's):
 OpenAlex moves a changed work to the partition of the day it changed, and an older copy can linger in a
 snapshot synced incrementally.
@@ -11,12 +12,15 @@ snapshot synced incrementally.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
 
 from ..errors import DataError
+from ..expressions import compile_expression, normalize_text
+from ..ids import short_id
 from ..skips import Skips
 from ..tables import BUNDLE_TABLES, ORIGINS, SOURCE_REFS, Bundle, conform, empty, read_table
 from .exports.entries import WORK_FIELDS
@@ -25,11 +29,32 @@ from .files import read_jsonl_gz
 from .records import bundle_from_rows, work_rows, work_year
 
 
-def _selected(year: int | None, selection: dict[str, Any]) -> bool:
+def _year_selected(year: int | None, selection: dict[str, Any]) -> bool:
     low, high = selection.get("year_min"), selection.get("year_max")
     if low is None and high is None:
         return True
     return year is not None and (low is None or year >= low) and (high is None or year <= high)
+
+
+def selector(selection: dict[str, Any]) -> Callable[[dict[str, list[dict[str, Any]]]], str | None]:
+    """A function a work's rows → the first criterion of `source.snapshot` it fails (topics, concepts,
+    include), None when it passes them all; the term expression is the corpus filter's (expressions.py)."""
+    wanted = {field: {short_id(v) or v for v in selection.get(field) or []} for field in ("topics", "concepts")}
+    include = (compile_expression(selection["include"], "source.snapshot.include")
+               if selection.get("include") else None)
+
+    def failed(rows: dict[str, list[dict[str, Any]]]) -> str | None:
+        for field, ids in wanted.items():
+            if ids and not any(t["field"] == field and t["term_id"] in ids for t in rows["terms"]):
+                return field
+        if include is not None:
+            work = rows["works"][0]
+            text = " ".join(x for x in (work["title"], work["abstract"], *(t["term"] for t in rows["terms"]))
+                            if isinstance(x, str))
+            if not include(normalize_text(text)):
+                return "include"
+        return None
+    return failed
 
 
 def _without_self_citation(rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
@@ -54,22 +79,28 @@ def read_partition(path: str | Path, name: str, selection: dict[str, Any],
                    skips: Skips) -> tuple[Bundle, pd.DataFrame, dict[str, Any]]:
     """The selected works of one partition (`name` is how messages call it), where each came from, and counts."""
     chosen: dict[str, tuple[str, int, dict[str, list[dict[str, Any]]]]] = {}
-    records = outside = 0
+    failed, left_out = selector(selection), Counter()
+    records = 0
     for line, work in read_jsonl_gz(path, name, skips):
         records += 1
-        if not _selected(work_year(work), selection):   # before the rows: most of a partition may be left out
-            outside += 1
+        if not _year_selected(work_year(work), selection):   # before the rows: most of a partition may be left out
+            left_out["year"] += 1
             continue
         rows = _without_self_citation(work_rows(work))   # never None: the reader passed over works without an ID
+        criterion = failed(rows)
+        if criterion:
+            left_out[criterion] += 1
+            continue
         row = rows["works"][0]
         updated = row["updated_date"] or ""
         if row["work_id"] not in chosen or updated > chosen[row["work_id"]][0]:
             chosen[row["work_id"]] = (updated, line, rows)
+    outside = sum(left_out.values())
     origins = pd.DataFrame([{"work_id": wid, "file": name, "format": OPENALEX_JSON, "record": line, "line": line,
                              "native_id": wid, "primary": True, "fields": _fields(rows)}
                             for wid, (_, line, rows) in chosen.items()], columns=list(ORIGINS.columns))
     counts = {"records": records, "works": len(chosen), "outside_selection": outside,
-              "duplicates": records - outside - len(chosen)}
+              "outside_by": dict(sorted(left_out.items())), "duplicates": records - outside - len(chosen)}
     return bundle_from_rows(rows for _, _, rows in chosen.values()), conform(origins, ORIGINS), counts
 
 
