@@ -57,22 +57,42 @@ def workspace(root: Path, source: dict) -> Path:
     return root
 
 
-def run(root: Path, cores: int, phase: str = "networks") -> tuple[float, set[str]]:
-    """`b2g run <phase>` in `root`: its seconds and the jobs Snakemake ran (an error stops the benchmark)."""
+def run(root: Path, cores: int, phase: str = "networks", until: str | None = None) -> tuple[float, set[str]]:
+    """`b2g run <phase>` in `root` (Snakemake's `--until` rule when given): its seconds and the jobs
+    Snakemake ran; each job's line is printed as it ends (an error stops the benchmark)."""
     from tests.integration.helpers import ran_jobs
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("B2G_")}
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "bib2graph", "run", phase, "--cores", str(cores), "--json",
-                           "--workspace", str(root)], capture_output=True, text=True, env=env,
-                          stdin=subprocess.DEVNULL)
+    cmd = [sys.executable, "-m", "bib2graph", "run", phase, "--cores", str(cores), "--json", "--workspace", str(root)]
+    start, shown = time.perf_counter(), set(done_lines(root))
+    with tempfile.TemporaryFile("w+") as err, tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen(cmd + (["--until", until] if until else []), stdout=out, stderr=err, env=env,
+                                stdin=subprocess.DEVNULL, text=True)
+        while proc.poll() is None:
+            time.sleep(5)   # a progress report, not synchronisation: the job lines of a long run as they come
+            for job, line in done_lines(root).items():
+                if job not in shown:
+                    shown.add(job)
+                    print(f"  [{time.perf_counter() - start:6.0f} s] {line}", flush=True)
+        err.seek(0)
+        out.seek(0)
+        stderr, stdout = err.read(), out.read()
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
-        print(proc.stderr[-6000:], file=sys.stderr)
-        print(proc.stdout[-3000:], file=sys.stderr)
-        print_jobs("jobs finished before the failure:", jobs_table(root))
+        print(stderr[-6000:], file=sys.stderr)
+        print(stdout[-3000:], file=sys.stderr)
         raise SystemExit(f"b2g run {phase} failed in {root} (exit {proc.returncode}) after {seconds:.0f} s")
-    return seconds, ran_jobs(proc.stderr)
+    return seconds, ran_jobs(stderr)
+
+
+def done_lines(root: Path) -> dict[str, str]:
+    """Job → its log's "done in … s, peak memory … MB" line, for the jobs that logged one."""
+    found = {}
+    for path in sorted((root / "results/logs").glob("*.log")) if (root / "results/logs").is_dir() else []:
+        done = re.search(r"(\S+) done in [\d.]+ s, peak memory [\d.]+ MB", path.read_text(errors="replace"))
+        if done:
+            found[done.group(1)] = done.group(0)
+    return found
 
 
 def jobs_table(root: Path) -> list[tuple[str, float, float]]:
@@ -162,13 +182,13 @@ def main() -> None:
         print(f"networks: {yaml.safe_dump(NETWORKS, default_flow_style=True).strip()}; every work a seed, "
               f"no chaining; stability_runs 1, betweenness and eigenvector off; --cores {args.cores}")
         if args.network_cores == args.cores:
-            seconds, _ = run(snap_root, args.cores)
-            print(f"\nsnapshot source, `b2g run networks --cores {args.cores}`: {seconds:.0f} s wall")
+            seconds, _ = run(snap_root, args.cores, until="network")
+            print(f"\nsnapshot source, `b2g run networks --cores {args.cores} --until network`: {seconds:.0f} s wall")
         else:   # the partitions in parallel, then the large jobs one at a time (peak = the largest job's)
             seconds, _ = run(snap_root, args.cores, "corpus")
-            later, _ = run(snap_root, args.network_cores)
+            later, _ = run(snap_root, args.network_cores, until="network")
             print(f"\nsnapshot source: `b2g run corpus --cores {args.cores}` {seconds:.0f} s wall, then "
-                  f"`b2g run networks --cores {args.network_cores}` {later:.0f} s wall")
+                  f"`b2g run networks --cores {args.network_cores} --until network` {later:.0f} s wall")
         print_jobs("snapshot source, per job:", jobs_table(snap_root))
         if not args.compare:
             return
@@ -179,16 +199,16 @@ def main() -> None:
             os.link(path, files_root / "files" / f"part_{i:03d}.jsonl.gz")
             names.append(f"files/part_{i:03d}.jsonl.gz")
         workspace(files_root, {"kind": "files", "files": names})
-        seconds, _ = run(files_root, args.cores)
-        print(f"\nfiles source, `b2g run networks`: {seconds:.0f} s wall")
+        seconds, _ = run(files_root, args.cores, until="network")
+        print(f"\nfiles source, `b2g run networks --until network`: {seconds:.0f} s wall")
         print_jobs("files source, per job:", jobs_table(files_root))
         compare(files_root, snap_root)
         key = add_partition(snap_root / "snapshot", originals, args.works)
-        seconds, ran = run(snap_root, args.cores)
+        seconds, ran = run(snap_root, args.cores, "corpus")
         reran = {job for job in ran if job.startswith("snapshot_part:")}
         assert reran == {f"snapshot_part:{key}"}, f"partition jobs rerun: {sorted(reran)}"
-        assert "sources" in ran, sorted(ran)
-        print(f"\nnew partition {key} (1,000 new works, 100 updated): `b2g run networks` {seconds:.0f} s wall; "
+        assert {"sources", "seed", "chain", "corpus"} <= ran, sorted(ran)
+        print(f"\nnew partition {key} (1,000 new works, 100 updated): `b2g run corpus` {seconds:.0f} s wall; "
               f"jobs run: {', '.join(sorted(ran))}")
 
 
