@@ -53,12 +53,9 @@ def stage(name: str, folder: Path, arg: str) -> dict:
     elif name == "part":
         from bib2graph.skips import Skips
         from bib2graph.sources.snapshot import read_partition
-        from bib2graph.tables import ORIGINS, write_table
 
-        bundle, origins, counts = read_partition(arg, arg, {}, Skips())
         out = folder / "results/snapshot" / Path(arg).parent.name.split("=", 1)[1] / Path(arg).stem
-        bundle.write(out)
-        write_table(origins, ORIGINS, out / "origins.parquet")
+        read_partition(arg, arg, {}, Skips(), out)
     elif name == "gather":
         from bib2graph.sources.snapshot import gather
         from bib2graph.tables import BUNDLE_TABLES, ORIGINS, SOURCE_REFS, write_table

@@ -48,10 +48,7 @@ def run_snapshot_part(spec: dict, kind: str, inp: Named, out: Named, skips: Skip
     from .sources.snapshot import read_partition
 
     path = inp["partition"][0]
-    bundle, origins, counts = read_partition(path, path, spec["source"]["snapshot"], skips)
-    bundle.write(_folder(out["tables"]))
-    write_table(origins, ORIGINS, next(p for p in out["tables"] if p.endswith("/origins.parquet")))
-    return {"partition": kind, **counts}
+    return {"partition": kind, **read_partition(path, path, spec["source"]["snapshot"], skips, _folder(out["tables"]))}
 
 
 def _gather_snapshot(inp: Named, out: Named) -> dict[str, Any]:

@@ -50,13 +50,13 @@ def test_a_partition_is_selected_by_year_and_the_latest_record_of_a_work_wins(tm
     selection = {"year_min": 2015, "year_max": None}
     read = []
     for path in (old, new):
-        bundle, origins, counts = read_partition(path, path.name, selection, Skips())
         folder = tmp_path / "out" / path.parent.name
-        bundle.write(folder)
-        from bib2graph.tables import write_table
-
-        write_table(origins, ORIGINS, folder / "origins.parquet")
+        counts = read_partition(path, path.name, selection, Skips(), folder)
         read.append((path.parent.name, folder, counts))
+    assert sorted(p.name for p in (tmp_path / "out/updated_date=2024-01-01").iterdir()) == sorted(
+        f"{name}.parquet" for name in [*BUNDLE_TABLES, "origins"])   # the batches are gone
+    part = Bundle.read(tmp_path / "out/updated_date=2024-02-01")
+    assert dict(zip(part.works["work_id"], part.works["cited_by_count"])) == {"W1": 6}   # the later line lost
     assert read[0][2] == {"records": 3, "works": 2, "outside_selection": 1, "outside_by": {"year": 1},
                           "duplicates": 0}
     assert read[1][2] == {"records": 2, "works": 1, "outside_selection": 0, "outside_by": {}, "duplicates": 1}
@@ -108,11 +108,11 @@ def test_a_partition_is_selected_by_topics_concepts_and_a_term_expression(tmp_pa
         work(3, "Rats in context", "T1", "C2"), work(4, "Spatial memory of rats", "T1", "C1")])
     selection = {"topics": ["https://openalex.org/T1"], "concepts": ["C1"],
                  "include": 'rat* AND ("object recognition" OR hippocampus)'}
-    bundle, _, counts = read_partition(path, path.name, selection, Skips())
-    assert list(bundle.works["work_id"]) == ["W1", "W4"]   # W4 by its concept's name
+    counts = read_partition(path, path.name, selection, Skips(), tmp_path / "a")
+    assert list(Bundle.read(tmp_path / "a").works["work_id"]) == ["W1", "W4"]   # W4 by its concept's name
     assert counts["outside_selection"] == 2 and counts["outside_by"] == {"concepts": 1, "topics": 1}
-    bundle, _, counts = read_partition(path, path.name, {"include": "mice"}, Skips())
-    assert list(bundle.works["work_id"]) == ["W2"] and counts["outside_by"] == {"include": 3}
+    counts = read_partition(path, path.name, {"include": "mice"}, Skips(), tmp_path / "b")
+    assert list(Bundle.read(tmp_path / "b").works["work_id"]) == ["W2"] and counts["outside_by"] == {"include": 3}
     with pytest.raises(SpecError, match="source.snapshot.include"):
         checks.check("snapshot_part", json.loads(registry.params(_spec(path="s", include="rat AND"),
                                                                   "snapshot_part")))

@@ -12,21 +12,25 @@ snapshot synced incrementally.
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
+import pyarrow as pa_arrow
+import pyarrow.parquet as pq
 
+from ..atomic import atomic_path
 from ..errors import DataError
 from ..expressions import compile_expression, normalize_text
 from ..ids import short_id
 from ..skips import Skips
-from ..tables import BUNDLE_TABLES, ORIGINS, SOURCE_REFS, Bundle, conform, empty, read_table
+from ..tables import BUNDLE_TABLES, ORIGINS, SOURCE_REFS, empty
 from .exports.entries import WORK_FIELDS
 from .exports.readers import OPENALEX_JSON
 from .files import read_jsonl_gz
-from .records import bundle_from_rows, work_rows, work_year
+from .records import work_rows, work_year
 
 
 def _year_selected(year: int | None, selection: dict[str, Any]) -> bool:
@@ -75,33 +79,110 @@ def _fields(rows: dict[str, list[dict[str, Any]]]) -> str:
     return ",".join(given)
 
 
-def read_partition(path: str | Path, name: str, selection: dict[str, Any],
-                   skips: Skips) -> tuple[Bundle, pd.DataFrame, dict[str, Any]]:
-    """The selected works of one partition (`name` is how messages call it), where each came from, and counts."""
-    chosen: dict[str, tuple[str, int, dict[str, list[dict[str, Any]]]]] = {}
+BATCH = 20_000   # works a partition job holds before it writes them out
+
+
+def read_partition(path: str | Path, name: str, selection: dict[str, Any], skips: Skips,
+                   folder: str | Path) -> dict[str, Any]:
+    """The selected works of one partition (`name` is how messages call it) written to `folder` as bundle
+    tables and origins; returns the counts. Works are written in batches as they are read and the latest
+    record of each is picked by DuckDB at the end (a real partition is ~2 GB gzipped: never all in memory)."""
     failed, left_out = selector(selection), Counter()
     records = 0
-    for line, work in read_jsonl_gz(path, name, skips):
-        records += 1
-        if not _year_selected(work_year(work), selection):   # before the rows: most of a partition may be left out
-            left_out["year"] += 1
-            continue
-        rows = _without_self_citation(work_rows(work))   # never None: the reader passed over works without an ID
-        criterion = failed(rows)
-        if criterion:
-            left_out[criterion] += 1
-            continue
-        row = rows["works"][0]
-        updated = row["updated_date"] or ""
-        if row["work_id"] not in chosen or updated > chosen[row["work_id"]][0]:
-            chosen[row["work_id"]] = (updated, line, rows)
+    with _Batches(Path(folder)) as batches:
+        for line, work in read_jsonl_gz(path, name, skips):
+            records += 1
+            if not _year_selected(work_year(work), selection):   # before the rows: most may be left out
+                left_out["year"] += 1
+                continue
+            rows = _without_self_citation(work_rows(work))   # never None: the reader passed over works without an ID
+            criterion = failed(rows)
+            if criterion:
+                left_out[criterion] += 1
+                continue
+            wid = rows["works"][0]["work_id"]
+            rows["origins"] = [{"work_id": wid, "file": name, "format": OPENALEX_JSON, "record": line, "line": line,
+                                "native_id": wid, "primary": True, "fields": _fields(rows)}]
+            batches.add(line, rows)
+        works = batches.finish()
     outside = sum(left_out.values())
-    origins = pd.DataFrame([{"work_id": wid, "file": name, "format": OPENALEX_JSON, "record": line, "line": line,
-                             "native_id": wid, "primary": True, "fields": _fields(rows)}
-                            for wid, (_, line, rows) in chosen.items()], columns=list(ORIGINS.columns))
-    counts = {"records": records, "works": len(chosen), "outside_selection": outside,
-              "outside_by": dict(sorted(left_out.items())), "duplicates": records - outside - len(chosen)}
-    return bundle_from_rows(rows for _, _, rows in chosen.values()), conform(origins, ORIGINS), counts
+    return {"records": records, "works": works, "outside_selection": outside,
+            "outside_by": dict(sorted(left_out.items())), "duplicates": records - outside - works}
+
+
+class _Batches:
+    """A partition's rows written to Parquet a batch at a time (each row with the line of its record),
+    then, per table, the rows of each work's latest record (the latest `updated_date`; on a tie the
+    earlier line) sorted by the table's key, streamed from DuckDB to the table's file."""
+
+    TABLES = {**BUNDLE_TABLES, "origins": ORIGINS}
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.raw = folder / ".raw"
+        self.rows: dict[str, list[dict[str, Any]]] = {name: [] for name in self.TABLES}
+        self.writers: dict[str, pq.ParquetWriter] = {}
+        self.pending = 0
+        self.final = {name: self.arrow_schema(schema) for name, schema in self.TABLES.items()}
+        self.batch = {name: pa_arrow.schema([*arrow, pa_arrow.field("_line", pa_arrow.int64()),
+                                             *([pa_arrow.field("_updated", pa_arrow.string())] if name == "works" else [])])
+                      for name, arrow in self.final.items()}
+
+    def __enter__(self) -> "_Batches":
+        shutil.rmtree(self.raw, ignore_errors=True)
+        self.raw.mkdir(parents=True)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for writer in self.writers.values():
+            writer.close()
+        shutil.rmtree(self.raw, ignore_errors=True)
+
+    @staticmethod
+    def arrow_schema(schema) -> pa_arrow.Schema:
+        """The Arrow types `write_table` gives the table."""
+        return pa_arrow.Schema.from_pandas(empty(schema), preserve_index=False).remove_metadata()
+
+    def add(self, line: int, rows: dict[str, list[dict[str, Any]]]) -> None:
+        work = rows["works"][0]
+        rows["works"] = [{**work, "_updated": work["updated_date"] or ""}]
+        for name in self.TABLES:
+            self.rows[name].extend({**row, "_line": line} for row in rows[name])
+        self.pending += 1
+        if self.pending >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        for name, arrow in self.batch.items():
+            if name not in self.writers:
+                self.writers[name] = pq.ParquetWriter(self.raw / f"{name}.parquet", arrow)
+            self.writers[name].write_table(pa_arrow.Table.from_pylist(self.rows[name], schema=arrow))
+            self.rows[name] = []
+        self.pending = 0
+
+    def finish(self) -> int:
+        """Write each table's latest-record rows sorted by its key; the number of works."""
+        self.flush()
+        for writer in self.writers.values():
+            writer.close()
+        self.writers = {}
+        import duckdb
+
+        with duckdb.connect(":memory:") as con:
+            con.execute(f"SET temp_directory = '{self.raw / 'spill'}'")   # our results/snapshot/<key>: no quotes
+            con.execute(f"""CREATE TEMP TABLE winner AS SELECT work_id, arg_max(_line, (_updated, -_line)) AS _line
+                            FROM read_parquet('{self.raw / 'works.parquet'}', hive_partitioning = false) GROUP BY work_id""")
+            for name, schema in self.TABLES.items():
+                key = ", ".join(f'"{k}"' for k in schema.metadata["key"])
+                query = con.sql(f"""SELECT t.* EXCLUDE (_line{', _updated' if name == 'works' else ''})
+                                    FROM read_parquet('{self.raw / name}.parquet', hive_partitioning = false) t
+                                    SEMI JOIN winner w ON t.work_id = w.work_id AND t._line = w._line
+                                    ORDER BY {key}""")
+                with atomic_path(self.folder / f"{name}.parquet") as tmp:
+                    with pq.ParquetWriter(tmp, self.final[name], compression="zstd") as writer:
+                        for batch in query.to_arrow_reader(batch_size=BATCH * 10):
+                            writer.write_batch(batch.cast(self.final[name]))
+            return con.execute("SELECT count(*) FROM winner").fetchone()[0]
 
 
 def gather(parts: list[tuple[str, Path]], write: Callable[[str, pd.DataFrame], None]) -> dict[str, Any]:
