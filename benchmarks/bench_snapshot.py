@@ -53,21 +53,17 @@ def stage(name: str, folder: Path, arg: str) -> dict:
     elif name == "part":
         from bib2graph.skips import Skips
         from bib2graph.sources.snapshot import read_partition
-        from bib2graph.tables import ORIGINS, write_table
 
-        bundle, origins, counts = read_partition(arg, arg, {}, Skips())
         out = folder / "results/snapshot" / Path(arg).parent.name.split("=", 1)[1] / Path(arg).stem
-        bundle.write(out)
-        write_table(origins, ORIGINS, out / "origins.parquet")
+        read_partition(arg, arg, {}, Skips(), out)
     elif name == "gather":
         from bib2graph.sources.snapshot import gather
-        from bib2graph.tables import ORIGINS, SOURCE_REFS, write_table
+        from bib2graph.tables import BUNDLE_TABLES, ORIGINS, SOURCE_REFS, write_table
 
         parts = sorted(p for p in (folder / "results/snapshot").glob("*/*") if p.is_dir())
-        bundle, cited, origins, counts = gather([(f"{p.parent.name}.{p.name}", p) for p in parts])
-        bundle.write(folder / "results/sources")
-        write_table(cited, SOURCE_REFS, folder / "results/sources/cited.parquet")
-        write_table(origins, ORIGINS, folder / "results/sources/origins.parquet")
+        schemas = {**BUNDLE_TABLES, "cited": SOURCE_REFS, "origins": ORIGINS}
+        gather([(f"{p.parent.name}.{p.name}", p) for p in parts],
+               lambda name, table: write_table(table, schemas[name], folder / f"results/sources/{name}.parquet"))
     elif name == "universe":
         from bib2graph.sources.universe import FileUniverse
         from bib2graph.tables import SOURCE_REFS, Bundle, read_table

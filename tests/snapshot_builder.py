@@ -14,13 +14,13 @@ few works of earlier copies. Used by tests/integration/test_snapshot_source.py a
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import gzip
 import json
 import random
 from pathlib import Path
-from typing import Any, Iterable
+from collections import deque
+from typing import Any, Iterable, Iterator
 
 from bib2graph.sources.files import read_work_objects
 from bib2graph.sources.snapshot_layout import MANIFEST, WORKS, partition_key
@@ -38,11 +38,12 @@ def _date(work: dict[str, Any]) -> str:
     return (work.get("updated_date") or "2023-01-01")[:10]
 
 
-def write_partition(folder: str | Path, date: str, part: int, works: Iterable[dict[str, Any]]) -> Path:
+def write_partition(folder: str | Path, date: str, part: int, works: Iterable[dict[str, Any]],
+                    level: int = 9) -> Path:
     """One partition file (byte-stable: gzip without a timestamp)."""
     path = Path(folder) / WORKS / f"updated_date={date}" / f"part_{part:03d}.gz"
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=level) as out:
         for work in works:
             out.write(json.dumps(work, ensure_ascii=False).encode("utf-8") + b"\n")
     return path
@@ -89,20 +90,29 @@ def _next_day(date: str) -> str:
 
 
 def replicate(works: list[dict[str, Any]], n: int, seed: int = 0, cross: int = 3) -> list[dict[str, Any]]:
-    """`works` and copies of them up to `n` works: copy k of W123 is a new work (ID, DOI and title marked
-    with k) citing the copies k of its original's references and `cross` works of earlier copies."""
+    """`works` and copies of them up to `n` works (`replicas`, as a list)."""
+    return list(replicas(works, n, seed, cross))
+
+
+def replicas(works: list[dict[str, Any]], n: int, seed: int = 0, cross: int = 3) -> Iterator[dict[str, Any]]:
+    """`works` and copies of them up to `n` works, one at a time (a million copies do not fit in memory):
+    copy k of W123 is a new work (ID, DOI and title marked with k) citing the copies k of its original's
+    references and `cross` works among the last 50,000 before it."""
     rng = random.Random(seed)
-    out = list(works[:n])
+    earlier: deque[str] = deque(maxlen=50_000)
     ids = [w["id"].rsplit("/", 1)[-1] for w in works]
-    copy_no = 0
-    while len(out) < n:
+    for work in works[:n]:
+        earlier.append(work["id"])
+        yield work
+    made, copy_no = min(n, len(works)), 0
+    while made < n:
         copy_no += 1
         renamed = {old: f"W{9_000_000_000 + copy_no * 10_000_000 + i}" for i, old in enumerate(ids)}
-        earlier = [w["id"] for w in out[-50_000:]]
+        pool = list(earlier)
         for original in works:
-            if len(out) >= n:
+            if made >= n:
                 break
-            work = copy.deepcopy(original)
+            work = dict(original)   # only top-level keys change: the nested objects are shared, never changed
             new_id = renamed[original["id"].rsplit("/", 1)[-1]]
             work["id"] = f"https://openalex.org/{new_id}"
             work.pop("ids", None)
@@ -111,7 +121,25 @@ def replicate(works: list[dict[str, Any]], n: int, seed: int = 0, cross: int = 3
             if isinstance(work.get("title"), str):
                 work["title"] = work["display_name"] = f"{work['title']} (copy {copy_no})"
             refs = [renamed.get(r.rsplit("/", 1)[-1], r.rsplit("/", 1)[-1]) for r in work.get("referenced_works") or []]
-            refs += [e.rsplit("/", 1)[-1] for e in rng.sample(earlier, min(cross, len(earlier)))]
+            refs += [e.rsplit("/", 1)[-1] for e in rng.sample(pool, min(cross, len(pool)))]
             work["referenced_works"] = [f"https://openalex.org/{r}" for r in dict.fromkeys(refs)]
-            out.append(work)
-    return out
+            earlier.append(work["id"])
+            made += 1
+            yield work
+
+
+def write_stream(folder: str | Path, works: Iterable[dict[str, Any]], n: int, dates: int, parts: int,
+                 first: str = "2024-01-01", level: int = 1) -> list[Path]:
+    """`n` works from a stream into `dates` × `parts` partitions in stream order, dated a day apart from
+    `first` (a snapshot too large to sort in memory; gzip `level` 1 to write a million works quickly)."""
+    stream, written = iter(works), []
+    per_file = -(-n // (dates * parts))
+    date = first
+    for d in range(dates):
+        for part in range(parts):
+            chunk = [w for _, w in zip(range(per_file), stream)]
+            if chunk:
+                written.append(write_partition(folder, date, part, chunk, level))
+        date = _next_day(date)
+    write_manifest(folder)
+    return written

@@ -23,7 +23,8 @@ def _spec_error(message: str, place: str, code: str = "SPEC_INVALID") -> SpecErr
 
 
 def _snapshot(source: dict[str, Any]) -> None:
-    """A snapshot source needs its folder (checked where the job is given it) and a year range that is one."""
+    """A snapshot source needs its folder (checked where the job is given it), a year range that is one and
+    an include expression that parses."""
     snapshot = source.get("snapshot", {})
     if source["kind"] == "snapshot" and "path" in snapshot and not snapshot["path"]:
         raise _spec_error("source.snapshot.path is not set: give the folder holding the snapshot's data/works/",
@@ -32,6 +33,8 @@ def _snapshot(source: dict[str, Any]) -> None:
     if source["kind"] == "snapshot" and low is not None and high is not None and low > high:
         raise _spec_error(f"source.snapshot.year_min ({low}) is after source.snapshot.year_max ({high}): no work "
                           "could be selected", "source.snapshot.year_min")
+    if source["kind"] == "snapshot" and snapshot.get("include"):
+        compile_expression(snapshot["include"], "source.snapshot.include")
 
 
 def _source(source: dict[str, Any]) -> None:

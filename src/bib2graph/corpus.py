@@ -30,18 +30,20 @@ class CorpusResult:
 
 
 def _origins(seeds: pd.DataFrame, candidates: pd.DataFrame, pool_ids: list[str]) -> pd.DataFrame:
-    seed_ids = set(seeds["work_id"])
-    admitted = candidates[candidates["admitted"]].set_index("work_id")
+    """How each pooled work came in: seed, chain or monitor, with its round and what brought it (looked
+    up in dicts: a million works are a million look-ups, not a million table scans)."""
+    seeded_by = dict(zip(seeds["work_id"], seeds["seeded_by"]))
+    admitted = candidates[candidates["admitted"]]
+    cands = {w: (d, r, v) for w, d, r, v in zip(admitted["work_id"], admitted["direction"], admitted["round"],
+                                                 admitted["via"])}
     rows = []
     for work_id in pool_ids:
-        if work_id in seed_ids:
-            rows.append({"work_id": work_id, "origin": "seed", "round": 0,
-                         "via": seeds.loc[seeds["work_id"] == work_id, "seeded_by"].iloc[0]})
+        if work_id in seeded_by:
+            rows.append((work_id, "seed", 0, seeded_by[work_id]))
         else:
-            cand = admitted.loc[work_id]
-            origin = "monitor" if cand["direction"] == "monitor" else "chain"
-            rows.append({"work_id": work_id, "origin": origin, "round": int(cand["round"]),
-                         "via": f"{cand['direction']}: {cand['via']}"})
+            direction, round_, via = cands[work_id]
+            rows.append((work_id, "monitor" if direction == "monitor" else "chain", int(round_),
+                         f"{direction}: {via}"))
     return pd.DataFrame(rows, columns=["work_id", "origin", "round", "via"])
 
 
@@ -73,10 +75,11 @@ def _screen(pool: Bundle, spec: dict[str, Any]):
     exclude = compile_expression(spec["exclude"], "filter.exclude") if spec.get("exclude") else None
     texts = _texts(pool) if include or exclude else {}
     constant = _constant_topic_works(pool) if spec.get("exclude_constant_topics") else set()
-    works = pool.works.set_index("work_id")
+    columns = ["work_id", "year", "type", "language", "is_retracted", "cited_by_count"]
+    works = {row["work_id"]: row for row in pool.works[columns].to_dict("records")}
 
     def verdict(work_id: str) -> str | None:
-        step = _filter_verdict(works.loc[work_id].to_dict(), spec)
+        step = _filter_verdict(works[work_id], spec)
         if step is None and include is not None and not include(texts[work_id]):
             step = "filter:include"
         if step is None and exclude is not None and exclude(texts[work_id]):

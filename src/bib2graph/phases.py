@@ -48,22 +48,20 @@ def run_snapshot_part(spec: dict, kind: str, inp: Named, out: Named, skips: Skip
     from .sources.snapshot import read_partition
 
     path = inp["partition"][0]
-    bundle, origins, counts = read_partition(path, path, spec["source"]["snapshot"], skips)
-    bundle.write(_folder(out["tables"]))
-    write_table(origins, ORIGINS, next(p for p in out["tables"] if p.endswith("/origins.parquet")))
-    return {"partition": kind, **counts}
+    return {"partition": kind, **read_partition(path, path, spec["source"]["snapshot"], skips, _folder(out["tables"]))}
 
 
 def _gather_snapshot(inp: Named, out: Named) -> dict[str, Any]:
-    """The partitions' tables gathered into the universe; a work in several keeps its latest record."""
+    """The partitions' tables gathered into the universe, one table at a time; a work in several keeps
+    its latest record."""
     from .sources.snapshot import gather
 
     folders = sorted({Path(p).parent for p in inp.get("parts", [])})
-    bundle, cited, origins, counts = gather([(folder.name, folder) for folder in folders])
-    bundle.write(_folder(out["tables"]))
-    write_table(cited, SOURCE_REFS, out["cited"])
-    write_table(origins, ORIGINS, out["origins"])
-    return counts
+    target = {**{name: Path(_folder(out["tables"])) / f"{name}.parquet" for name in BUNDLE_TABLES},
+              "cited": out["cited"], "origins": out["origins"]}
+    schemas = {**BUNDLE_TABLES, "cited": SOURCE_REFS, "origins": ORIGINS}
+    return gather([(folder.name, folder) for folder in folders],
+                  lambda name, table: write_table(table, schemas[name], target[name]))
 
 
 def run_sources(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:

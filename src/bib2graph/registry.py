@@ -378,7 +378,8 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
         return canonical_json({"network": spec["networks"][kind], "communities": spec["communities"],
                                "metrics": spec["metrics"], "kind": kind})
     if rule in ("sources", "snapshot_part") and _snapshot_source(spec):   # the selection, not where it lies
-        selection = {k: v for k, v in spec["source"]["snapshot"].items() if k != "path"}
+        selection = {k: v for k, v in spec["source"]["snapshot"].items()   # an unset criterion is no criterion
+                     if k != "path" and v is not None and v != []}
         return canonical_json({"source": {"kind": "snapshot", "snapshot": selection}, "strict": spec["strict"]})
     if rule == "sources":   # what the files are, not how OpenAlex would be asked
         source = spec["source"]

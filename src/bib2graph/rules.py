@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,15 @@ def _fail(job_name: str, code: str, message: str, exit_code: int, retryable: boo
     print(f"bib2graph: {message}", file=sys.stderr)
 
 
+def _peak_mb() -> float:
+    """The job's peak resident memory (VmHWM: exact, where Snakemake's benchmark samples every 30 s)."""
+    status = Path("/proc/self/status")
+    for line in status.read_text().splitlines() if status.exists() else []:
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def _interrupt(_signum, _frame) -> None:
     raise KeyboardInterrupt
 
@@ -56,8 +66,10 @@ def run_job(smk: Any) -> None:
     error_file(job_name).unlink(missing_ok=True)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
+        start = time.perf_counter()
         counts = _dispatch(smk)
-        logging.getLogger("bib2graph").info("%s done: %s", job_name, counts)
+        logging.getLogger("bib2graph").info("%s done in %.1f s, peak memory %.0f MB: %s", job_name,
+                                            time.perf_counter() - start, _peak_mb(), counts)
     except KeyboardInterrupt:   # Ctrl-C or SIGTERM: temporary files are gone already; no traceback
         logging.getLogger("bib2graph").error("%s interrupted", job_name)
         print(f"bib2graph: {job_name} interrupted", file=sys.stderr)

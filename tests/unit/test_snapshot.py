@@ -13,6 +13,7 @@ from bib2graph.skips import Skips
 from bib2graph.sources.snapshot import gather, read_partition
 from bib2graph.sources.snapshot_layout import partition_file, partitions
 from bib2graph.spec import validate
+from bib2graph.tables import BUNDLE_TABLES, ORIGINS, Bundle, conform
 from tests.snapshot_builder import write_manifest, write_partition
 
 
@@ -49,21 +50,25 @@ def test_a_partition_is_selected_by_year_and_the_latest_record_of_a_work_wins(tm
     selection = {"year_min": 2015, "year_max": None}
     read = []
     for path in (old, new):
-        bundle, origins, counts = read_partition(path, path.name, selection, Skips())
         folder = tmp_path / "out" / path.parent.name
-        bundle.write(folder)
-        from bib2graph.tables import ORIGINS, write_table
-
-        write_table(origins, ORIGINS, folder / "origins.parquet")
+        counts = read_partition(path, path.name, selection, Skips(), folder)
         read.append((path.parent.name, folder, counts))
-    assert read[0][2] == {"records": 3, "works": 2, "outside_selection": 1, "duplicates": 0}
-    assert read[1][2] == {"records": 2, "works": 1, "outside_selection": 0, "duplicates": 1}
-    bundle, cited, origins, counts = gather([(key, folder) for key, folder, _ in read])
+    assert sorted(p.name for p in (tmp_path / "out/updated_date=2024-01-01").iterdir()) == sorted(
+        f"{name}.parquet" for name in [*BUNDLE_TABLES, "origins"])   # the batches are gone
+    part = Bundle.read(tmp_path / "out/updated_date=2024-02-01")
+    assert dict(zip(part.works["work_id"], part.works["cited_by_count"])) == {"W1": 6}   # the later line lost
+    assert read[0][2] == {"records": 3, "works": 2, "outside_selection": 1, "outside_by": {"year": 1},
+                          "duplicates": 0}
+    assert read[1][2] == {"records": 2, "works": 1, "outside_selection": 0, "outside_by": {}, "duplicates": 1}
+    tables: dict = {}
+    counts = gather([(key, folder) for key, folder, _ in read], tables.__setitem__)
+    bundle = Bundle(**{name: conform(tables[name], schema) for name, schema in BUNDLE_TABLES.items()})
+    cited, origins = tables["cited"], conform(tables["origins"], ORIGINS)
     assert dict(zip(bundle.works["work_id"], bundle.works["cited_by_count"])) == {"W1": 6, "W3": 7}
     assert list(bundle.authorships["work_id"]) == ["W1", "W3"] and cited.empty
     assert list(origins["file"]) == ["part_000.gz", "part_000.gz"] and counts["files"][0]["duplicates"] == 1
     with pytest.raises(DataError):
-        gather([])
+        gather([], tables.__setitem__)
 
 
 def _spec(**snapshot) -> dict:
@@ -90,3 +95,27 @@ def test_a_snapshot_spec_is_checked_and_gives_one_job_per_partition(tmp_path):
     assert "results/snapshot/2024-01-01.part_000/origins.parquet" in jobs["sources"].inputs["parts"]
     assert jobs["seed"].inputs["universe"] == registry.SOURCE_TABLES
     assert part.params == jobs["snapshot_part:2024-01-01.part_000"].params   # the path is not the selection
+
+
+def test_a_partition_is_selected_by_topics_concepts_and_a_term_expression(tmp_path):
+    def work(n: int, title: str, topic: str, concept: str) -> dict:
+        return {**_work(n, 2020, "2024-01-01"), "title": title,
+                "topics": [{"id": f"https://openalex.org/{topic}", "display_name": f"Topic {topic}"}],
+                "concepts": [{"id": f"https://openalex.org/{concept}", "display_name": "Hippocampus"}]}
+
+    path = write_partition(tmp_path, "2024-01-01", 0, [
+        work(1, "Object recognition in rats", "T1", "C1"), work(2, "Object recognition in mice", "T2", "C1"),
+        work(3, "Rats in context", "T1", "C2"), work(4, "Spatial memory of rats", "T1", "C1")])
+    selection = {"topics": ["https://openalex.org/T1"], "concepts": ["C1"],
+                 "include": 'rat* AND ("object recognition" OR hippocampus)'}
+    counts = read_partition(path, path.name, selection, Skips(), tmp_path / "a")
+    assert list(Bundle.read(tmp_path / "a").works["work_id"]) == ["W1", "W4"]   # W4 by its concept's name
+    assert counts["outside_selection"] == 2 and counts["outside_by"] == {"concepts": 1, "topics": 1}
+    counts = read_partition(path, path.name, {"include": "mice"}, Skips(), tmp_path / "b")
+    assert list(Bundle.read(tmp_path / "b").works["work_id"]) == ["W2"] and counts["outside_by"] == {"include": 3}
+    with pytest.raises(SpecError, match="source.snapshot.include"):
+        checks.check("snapshot_part", json.loads(registry.params(_spec(path="s", include="rat AND"),
+                                                                  "snapshot_part")))
+    unset, set_ = (json.loads(registry.params(_spec(path="s", **extra), "snapshot_part"))
+                   for extra in ({}, {"topics": ["T1"]}))
+    assert unset["source"]["snapshot"] == {} and set_["source"]["snapshot"] == {"topics": ["T1"]}

@@ -55,8 +55,9 @@ _PARALLELISM_FLAGS = ("--cores", "-c", "--jobs", "-j", "--profile", "--workflow-
 def snakemake_command(ws: Workspace, targets: list[str], extra: list[str]) -> list[str]:
     """The Snakemake command line for a run: the workspace's `profiles/default` when it has one
     (as Snakemake does at a workflow's root), else `--cores all` unless the caller chose parallelism."""
+    # targets first: options such as --forcerun and --rerun-triggers take several values
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(snakefile()), "--directory", str(ws.root),
-           "--rerun-incomplete"]
+           *targets, "--rerun-incomplete"]
     if "--rerun-triggers" not in extra:
         cmd += ["--rerun-triggers", *RERUN_TRIGGERS]
     profile = ws.root / "profiles" / "default"
@@ -65,7 +66,7 @@ def snakemake_command(ws: Workspace, targets: list[str], extra: list[str]) -> li
         cmd += ["--workflow-profile", str(profile)]
     elif not chosen:
         cmd += ["--cores", "all"]
-    return cmd + targets + extra  # targets first: options such as --forcerun take several values
+    return cmd + extra
 
 
 def _job_error() -> B2GError | None:

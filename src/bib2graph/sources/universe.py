@@ -10,6 +10,7 @@ what the reference says, which is what labels their nodes.
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable
 
@@ -31,12 +32,23 @@ class FileUniverse:
         for work_id, doi in sorted(zip(bundle.works["work_id"], bundle.works["doi"]), key=lambda x: x[0]):
             if isinstance(doi, str) and doi not in self.by_doi:
                 self.by_doi[doi] = work_id
-        self._refs: dict[str, list[str]] = defaultdict(list)
-        self._citers: dict[str, list[str]] = defaultdict(list)
-        for work_id, ref in zip(bundle.references["work_id"], bundle.references["referenced_id"]):
-            self._refs[work_id].append(ref)
+
+    @cached_property
+    def _refs(self) -> dict[str, list[str]]:
+        """Work → its references; built when first asked (chaining), not for `seed.all` over millions."""
+        refs: dict[str, list[str]] = defaultdict(list)
+        for work_id, ref in zip(self.bundle.references["work_id"], self.bundle.references["referenced_id"]):
+            refs[work_id].append(ref)
+        return refs
+
+    @cached_property
+    def _citers(self) -> dict[str, list[str]]:
+        """Work → the works of the universe citing it; built when first asked."""
+        citers: dict[str, list[str]] = defaultdict(list)
+        for work_id, ref in zip(self.bundle.references["work_id"], self.bundle.references["referenced_id"]):
             if ref in self.ids:
-                self._citers[ref].append(work_id)
+                citers[ref].append(work_id)
+        return citers
 
     @classmethod
     def from_files(cls, paths: Iterable[str | Path], names: Iterable[str] | None = None,
