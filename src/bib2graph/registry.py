@@ -120,7 +120,13 @@ def partitions(spec: dict, root: str | Path = ".") -> list[str]:
         return []
     from .sources.snapshot_layout import partitions as listed
 
-    return listed(resolve_path(root, spec["source"]["snapshot"]["path"]))
+    folder = spec["source"]["snapshot"].get("path")
+    if not folder:   # the jobs are listed from the folder, so no job's check could say it
+        from .errors import SpecError
+
+        raise SpecError("source.snapshot.path is not set: give the folder holding the snapshot's data/works/",
+                        code="SPEC_INVALID", details={"key": "path", "place": "source.snapshot.path"})
+    return listed(resolve_path(root, folder))
 
 
 def _seed_out(_spec):
