@@ -151,7 +151,7 @@ def _corpus_out(_spec):
 
 def _network_out(_spec):
     folder = "results/networks/{kind}"
-    return {"graphml": f"{folder}/network.graphml", "nodes": f"{folder}/nodes.parquet",
+    return {"nodes": f"{folder}/nodes.parquet",
             "edges": f"{folder}/edges.parquet", "evidence": f"{folder}/evidence.parquet",
             "metrics": f"{folder}/metrics.json", "manifest": f"{folder}/manifest.json"}
 
