@@ -22,7 +22,7 @@ demo: $(STAMP)
 	@echo ""
 	@echo "Results are in $(CURDIR)/results:"
 	@echo "  corpus tables   results/corpus/*.parquet (screening.parquet says why each work is in or out)"
-	@echo "  networks        results/networks/<kind>/{network.graphml,nodes.parquet,edges.parquet,metrics.json}"
+	@echo "  networks        results/networks/<kind>/{nodes.parquet,edges.parquet,evidence.parquet,metrics.json}"
 	@echo "  exports         results/export/<kind>/ (GraphML, GEXF, CSV, Pajek, VOSviewer)"
 	@echo "  report          results/report/index.html"
 

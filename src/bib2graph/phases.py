@@ -193,18 +193,25 @@ def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
             "rejected": int((screening["decision"] == "reject").sum())}
 
 
-def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
+                timings: dict[str, float] | None = None) -> dict[str, Any]:
+    """The network's tables and metrics; drawings (GraphML and the other visual formats) are the export
+    job's, with its reduction. `timings` gets seconds per stage (benchmarks/bench_networks.py)."""
     from . import networks
-    from .export import write_graphml
+    from .networks.timing import stopwatch
 
+    lap = stopwatch(timings)
     params = dict(spec["network"])
     if inp.get("thesaurus"):
         params["thesaurus"] = inp["thesaurus"][0]   # the path the registry resolved, tracked as an input
     corpus = Bundle.read(_folder(inp["corpus"]))
     cited = read_table(inp["cited"], CITED) if inp.get("cited") else None
-    net = networks.build(kind, corpus, params, spec["communities"], cited=cited, metrics=spec.get("metrics"))
+    lap("read")
+    net = networks.build(kind, corpus, params, spec["communities"], cited=cited, metrics=spec.get("metrics"),
+                         timings=timings)
+    lap = stopwatch(timings)   # the build lapped its own stages
     net.write(Path(out["metrics"]).parent)
-    write_graphml(net, corpus, out["graphml"])
+    lap("write")
     return {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]}
 
 
@@ -234,41 +241,53 @@ def _positions(path: str, node_ids: pd.Series):
     return layout[["x", "y"]].to_numpy(dtype="float64")
 
 
-def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
+               timings: dict[str, float] | None = None) -> dict[str, Any]:
+    """Every format `export.formats` asks for; the visual ones hold the spec's reduction. `timings` gets
+    seconds per stage (benchmarks/bench_networks.py)."""
     from . import export
     from .export.reading import write_reading_order
+    from .export.reduction import reduced, visual_edges
     from .networks import Network
+    from .networks.timing import stopwatch
     from .registry import export_names
 
-    from .export.reduction import reduced, visual_edges
-
+    lap = stopwatch(timings)
     formats = spec["export"]["formats"]
     net = Network.read(Path(inp["metrics"]).parent, evidence=False)   # reads only its declared inputs
     corpus = Bundle.read(_folder(inp["corpus"]))
     xy = _positions(inp["layout"], net.nodes["node_id"])
     folder = Path(out["manifest"]).parent
+    lap("read")
     keep, reduction = visual_edges(net.edges, net.nodes["node_id"], spec["export"]["max_edges"],
                                    spec["export"]["top_edges_per_node"])
     visual = reduced(net, keep)
+    lap("reduction")
     held: dict[str, int] = {}
     if "graphml" in formats:   # with the map's x and y
         export.write_graphml(visual, corpus, folder / "network.graphml", xy)
         held["graphml"] = len(visual.edges)
+        lap("graphml")
     if "gexf" in formats:
         export.write_gexf(visual, corpus, folder / "network.gexf", xy)
         held["gexf"] = len(visual.edges)
+        lap("gexf")
     if "csv" in formats:   # a table, not a drawing: every edge
         export.write_csv(net, folder / "nodes.csv", folder / "edges.csv")
         write_reading_order(net, folder / "reading_order.csv")
         held["csv"] = len(net.edges)
+        lap("csv")
     if "pajek" in formats:
         export.write_pajek(visual, folder / "network.net")
         held["pajek"] = len(visual.edges)
+        lap("pajek")
     if "vosviewer" in formats:   # reciprocal arcs are one link
         held["vosviewer"] = export.write_vosviewer(visual, folder / "vosviewer_map.txt",
                                                    folder / "vosviewer_network.txt", folder / "vosviewer.json", xy)
+        lap("vosviewer")
     if "bibliography" in formats:
         _export_bibliography(spec, kind, inp, net, corpus, folder)
+        lap("bibliography")
     return {"formats": formats, "files": export_names(formats), "edges": held, "reduction": reduction}
 
 

@@ -158,7 +158,7 @@ def _corpus_out(_spec):
 
 def _network_out(_spec):
     folder = "results/networks/{kind}"
-    return {"graphml": f"{folder}/network.graphml", "nodes": f"{folder}/nodes.parquet",
+    return {"nodes": f"{folder}/nodes.parquet",
             "edges": f"{folder}/edges.parquet", "evidence": f"{folder}/evidence.parquet",
             "metrics": f"{folder}/metrics.json", "manifest": f"{folder}/manifest.json"}
 
@@ -237,15 +237,17 @@ class Demand:
 
 
 #: Calibrated on benchmarks/bench_networks.py (docs/networks.md, "Scale"): a network job peaks at about
-#: 1.3 GB for 250k reference rows (10k works) and 8.7 GB for 2.5M (100k works); the export rule's
-#: GraphML (networkx) and VOSviewer writers need up to about 2.7 KB per edge. Jobs are single-threaded
+#: 1.3 GB for 250k reference rows (10k works) and 8.7 GB for 2.5M (100k works) before its graphs were built
+#: from an iterator; since, 1.0–1.3 GB at 500k rows and 5.3 GB at 2.5M (coupling, 41.6M edges); the export job, whose visual formats hold at most
+#: export.max_edges edges and whose CSV is written a chunk at a time, peaked at 0.8–1.0 GB for 5M edges
+#: (0.15 KB per edge with its tables; 2.7 KB when networkx wrote every edge). Jobs are single-threaded
 #: (igraph, numpy; PRPACK on one OpenMP thread), so more threads would only wait. Other rules: one thread,
 #: `base_mb`.
 DEMANDS = {
-    "network": Demand(per_row_kb=3.5, rows_of="references.parquet"),
+    "network": Demand(per_row_kb=2.5, rows_of="references.parquet"),
     "layout": Demand(base_mb=500, per_row_kb=0.25, rows_of="edges.parquet"),
-    "export": Demand(per_row_kb=3.0, rows_of="edges.parquet"),
-    "slices": Demand(per_row_kb=3.5, rows_of="references.parquet"),   # one slice's network at a time
+    "export": Demand(per_row_kb=0.2, rows_of="edges.parquet"),
+    "slices": Demand(per_row_kb=2.5, rows_of="references.parquet"),   # one slice's network at a time
 }
 
 

@@ -65,7 +65,7 @@ def test_the_demo_exports_hold_every_edge_and_say_so(built_demo):
         counts = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["counts"]
         edges = len(pd.read_parquet(built_demo / f"results/networks/{kind}/edges.parquet"))
         assert counts["reduction"]["kept"] == counts["reduction"]["edges"] == edges, kind
-        assert not counts["reduction"]["reduced"] and counts["reduction"]["max_edges"] == 1_000_000
+        assert not counts["reduction"]["reduced"] and counts["reduction"]["max_edges"] == 250_000
         assert nx.read_graphml(folder / "network.graphml").number_of_edges() == counts["edges"]["graphml"] == edges
         assert nx.read_gexf(folder / "network.gexf").number_of_edges() == counts["edges"]["gexf"] == edges
         assert counts["edges"]["csv"] == counts["edges"]["pajek"] == edges

@@ -62,7 +62,7 @@ def test_init_and_run_from_a_built_wheel(wheel, site, tmp_path):
 
     run = b2g("run", "--cores", "2", env=env, cwd=ws)
     assert run.returncode == 0, run.stderr[-3000:]
-    graph = nx.read_graphml(ws / "results/networks/citation/network.graphml")
+    graph = nx.read_graphml(ws / "results/export/citation/network.graphml")
     assert graph.number_of_edges() > 0
     assert (ws / "results/export/citation/edges.csv").is_file()
     assert (ws / "results/report/index.html").is_file()

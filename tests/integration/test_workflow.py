@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from bib2graph.networks import KINDS
-from bib2graph.networks.schema import NODES
+from bib2graph.networks.schema import EDGES, NODES
 from bib2graph.networks.work_labels import work_label
 from bib2graph.tables import BUNDLE_TABLES, CITED, SCREENING, read_table
 
@@ -37,11 +37,14 @@ def test_every_network_matches_its_metrics_and_the_corpus_is_there(built_demo):
     for kind in KINDS:
         folder = workspace / "results" / "networks" / kind
         metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
-        graph = nx.read_graphml(folder / "network.graphml")
-        assert graph.number_of_nodes() == metrics["nodes"] > 0, kind
-        assert graph.number_of_edges() == metrics["edges"], kind
-        assert graph.is_directed() == (kind == "citation")
+        assert len(read_table(folder / "nodes.parquet", NODES)) == metrics["nodes"] > 0, kind
+        assert len(read_table(folder / "edges.parquet", EDGES)) == metrics["edges"], kind
+        assert metrics["directed"] == (kind == "citation")
         assert (folder / "manifest.json").is_file()
+        assert not (folder / "network.graphml").exists()   # drawings are the export job's
+        graph = nx.read_graphml(workspace / "results/export" / kind / "network.graphml")
+        assert graph.number_of_nodes() == metrics["nodes"] and graph.number_of_edges() == metrics["edges"], kind
+        assert graph.is_directed() == (kind == "citation")
     for name, schema in BUNDLE_TABLES.items():
         assert len(read_table(workspace / f"results/corpus/{name}.parquet", schema)) > 0, name
     screening = read_table(workspace / "results/corpus/screening.parquet", SCREENING)

@@ -438,8 +438,15 @@ def test_betweenness_is_sampled_as_the_spec_says_and_metrics_say_so():
         {"method": "sampled", "sources": 120, "requested": 500, "seed": 1, "budget": 1_440_000}
     assert "metrics.betweenness.budget" in info["reason"] and "120" in info["reason"]
     assert values.min() > 0 and np.allclose(values, values.mean(), rtol=0.3)   # a ring: all equal in truth
-    assert metrics.betweenness(ring, 1, {"budget": 12_000})[1]["sources"] == metrics.BETWEENNESS_MIN_SAMPLES
-    assert metrics.betweenness(ring, 1, {"samples": 20, "budget": 12_000})[1]["sources"] == 20
+    error = info["error"]   # ten groups of 12 sources; on a ring every node's estimate is near the truth
+    assert error["groups"] == 10 and error["top_20"]["nodes"] == 20 and error["top_1pct"]["nodes"] == 60
+    assert 0 < error["top_20"]["median_relative_se"] <= error["top_20"]["max_relative_se"] < 0.3
+    assert "120 of 6,000 sources" in error["statement"]
+    few, info = metrics.betweenness(ring, 1, {"budget": 12_000 * 49})   # 49 sources: below the least sample
+    assert info["method"] == "skipped" and np.isnan(few).all() and "affords only 49 sources" in info["reason"]
+    assert f"budget {12_000 * metrics.BETWEENNESS_MIN_SAMPLES:,} or more" in info["reason"]
+    assert metrics.betweenness(ring, 1, {"budget": 12_000 * 50})[1]["sources"] == metrics.BETWEENNESS_MIN_SAMPLES
+    assert metrics.betweenness(ring, 1, {"samples": 20, "budget": 12_000 * 20})[1]["sources"] == 20
     exact, info = metrics.betweenness(ig.Graph.Ring(300), 1, {"exact_below": 10, "samples": None})
     assert info["method"] == "exact" and "samples is null" in info["reason"]
     assert np.allclose(exact, exact[0]) and exact[0] > 0

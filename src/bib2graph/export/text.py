@@ -73,8 +73,10 @@ def float_repr(values) -> pa.Array:
     (the same digits as Python's) in Python's notation; the few values Arrow writes with an exponent
     above 1e-4 go through Python."""
     x = np.asarray(values, dtype=np.float64)
-    text = pc.cast(pa.array(x), pa.string())
     integral = _integral(x, 1e16)
+    if integral.all():   # raw counts and weights: integers with ".0", no float text to make and replace
+        return pc.binary_join_element_wise(pc.cast(pa.array(x.astype(np.int64)), pa.string()), ".0", "")
+    text = pc.cast(pa.array(x), pa.string())
     text = _replace(text, integral, pc.binary_join_element_wise(
         pc.cast(pa.array(x[integral].astype(np.int64)), pa.string()), ".0", ""))
     with np.errstate(invalid="ignore"):

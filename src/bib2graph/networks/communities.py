@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from ._igraph import ig
-from .graph import igraph_from_codes
+from .graph import edge_weights, igraph_from_codes
 
 import leidenalg as la  # noqa: E402  after ._igraph, which imports igraph without its plotting backends
 
@@ -59,18 +59,19 @@ def _leiden(graph: ig.Graph, params: dict, seed: int) -> list[int]:
     name, so they are not copied through Python)."""
     objective = "CPM" if params["objective"] == "cpm" else "modularity"
     with seeded(seed):
-        return graph.community_leiden(objective_function=objective, weights="weight" if graph.ecount() else None,
+        return graph.community_leiden(objective_function=objective, weights=edge_weights(graph),
                                       resolution=params["resolution"], n_iterations=params["iterations"]).membership
 
 
 def quality(graph: ig.Graph, membership: list[int], params: dict) -> float:
     """The optimised objective: modularity at the chosen resolution, or leidenalg's CPM quality."""
     if params["objective"] == "cpm":
+        weights = edge_weights(graph)
         part = la.CPMVertexPartition(graph, initial_membership=membership,
-                                     weights=graph.es["weight"] if graph.ecount() else None,
+                                     weights=None if weights is None else weights.tolist(),
                                      resolution_parameter=params["resolution"])
         return float(part.quality())
-    return float(graph.modularity(membership, weights="weight" if graph.ecount() else None,
+    return float(graph.modularity(membership, weights=edge_weights(graph),
                                   resolution=params["resolution"]))
 
 
@@ -78,7 +79,7 @@ def _partition(graph: ig.Graph, params: dict, seed: int) -> list[int]:
     """One seeded run of the chosen algorithm on the weighted undirected graph."""
     if params["algorithm"] == "louvain":
         with seeded(seed):
-            return graph.community_multilevel(weights="weight" if graph.ecount() else None,
+            return graph.community_multilevel(weights=edge_weights(graph),
                                               resolution=params["resolution"]).membership
     return _leiden(graph, params, seed)
 
@@ -141,7 +142,7 @@ def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
     """
     graph = undirected(n, i, j, w) if graph is None else graph
     clusters = canonical(_partition(graph, params, params["seed"]), n)
-    modularity = graph.modularity(clusters.tolist(), weights="weight") if graph.ecount() else None
+    modularity = graph.modularity(clusters.tolist(), weights=edge_weights(graph)) if graph.ecount() else None
     lap("clustering")
     runs, why = stability_runs(params, graph.ecount())
     aris, nmis = [], []

@@ -97,9 +97,9 @@ def _simple_edges(n: int, source, target, weight) -> tuple[np.ndarray, np.ndarra
 
 def _components(n: int, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, int]:
     """Connected-component label of each node (labels in order of first node) and their number."""
-    from ._igraph import ig
+    from .graph import igraph_from_codes
 
-    membership = np.asarray(ig.Graph(n=n, edges=np.column_stack([i, j])).connected_components().membership)
+    membership = np.asarray(igraph_from_codes(n, i, j).connected_components().membership)
     return membership.astype(np.int64), int(membership.max()) + 1
 
 
@@ -110,11 +110,11 @@ def _component_layout(size: int, i, j, w, clusters, rng: np.random.Generator, se
         return np.zeros((1, 2))
     if size == 2:
         return np.array([[-0.5, 0.0], [0.5, 0.0]])
-    from ._igraph import ig
+    from .graph import igraph_from_codes
 
     start = _initial(size, i, j, w, clusters, rng, seed)
     w = np.where(clusters[i] != clusters[j], w * _BETWEEN, w)
-    graph = ig.Graph(n=size, edges=np.column_stack([i, j]))
+    graph = igraph_from_codes(size, i, j)   # pairs from an iterator: no Python object per edge at once
     with _igraph_random(seed):
         xy = np.asarray(graph.layout_fruchterman_reingold(weights=w.tolist(), niter=iterations,
                                                           seed=start.tolist(), grid="auto").coords)

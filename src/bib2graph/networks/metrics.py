@@ -10,7 +10,9 @@
   directed); exact below ``metrics.betweenness.exact_below`` nodes (or with ``samples`` null), otherwise
   estimated from k seeded random source nodes and scaled by ``n/k`` (Brandes–Pich); each source costs a
   pass over the whole graph, so k = ``samples`` while ``samples·(n + m) ≤ budget`` and
-  ``budget / (n + m)`` (at least min(samples, ``BETWEENNESS_MIN_SAMPLES``)) on larger graphs;
+  ``budget / (n + m)`` on larger graphs, or none (skipped, said why) when that is fewer than
+  min(samples, ``BETWEENNESS_MIN_SAMPLES``); a sample's standard error, from the spread of groups of its
+  sources, goes with it;
 * eigenvector: weighted, on the undirected graph, computed inside the largest connected component
   (scaled to max 1); nodes outside it get 0, because the measure is undefined across components.
 
@@ -31,11 +33,14 @@ from threadpoolctl import threadpool_limits
 
 from .builders import round_sig
 from .communities import seeded, undirected
-from .graph import igraph_from_codes
+from .graph import edge_ends, edge_weights, igraph_from_codes, weight_list
 from .params import resolve_metrics
 
-#: sampled betweenness never uses fewer sources than this (or than `samples`, when smaller)
+#: sampled betweenness uses at least this many sources (or `samples`, when smaller): when the budget affords
+#: fewer, it is not computed (the column is null) and metrics.json says so and what budget would compute it
 BETWEENNESS_MIN_SAMPLES = 50
+#: sampled betweenness takes its sources in this many groups, whose spread says how precise it is
+BETWEENNESS_GROUPS = 10
 _DIGITS = 10
 _DAMPING = 0.85
 
@@ -44,7 +49,7 @@ def _pagerank(graph: ig.Graph, directed: bool) -> np.ndarray:
     """PRPACK PageRank on one OpenMP thread: its Gauss-Seidel sweeps update in place, so with several threads
     the last digits depend on scheduling (and on a shared machine the threads mostly wait for each other)."""
     with threadpool_limits(1, user_api="openmp"):
-        return np.asarray(graph.pagerank(weights="weight" if graph.ecount() else None, directed=directed,
+        return np.asarray(graph.pagerank(weights=weight_list(graph), directed=directed,
                                          damping=_DAMPING, implementation="prpack"), dtype=float)
 
 
@@ -55,7 +60,7 @@ def _skipped(n: int, name: str) -> tuple[np.ndarray, dict]:
 
 def betweenness(graph: ig.Graph, seed: int, settings: dict | None = None) -> tuple[np.ndarray, dict]:
     """Normalised hop-count betweenness, exact, sampled or skipped as `settings` (``metrics.betweenness``)
-    say, with a note saying which and why."""
+    say, with a note saying which and why, and for a sample how precise it is."""
     settings = resolve_metrics({"betweenness": settings or {}})["betweenness"]
     n = graph.vcount()
     if not settings["enabled"]:
@@ -68,25 +73,67 @@ def betweenness(graph: ig.Graph, seed: int, settings: dict | None = None) -> tup
                else "metrics.betweenness.samples is null")
         info = {"method": "exact", "reason": why}
     else:
-        size = n + graph.ecount()
-        k = samples
-        why = (f"{n:,} nodes, at least metrics.betweenness.exact_below = {exact_below:,}: estimated from "
-               f"metrics.betweenness.samples = {samples} seeded random sources, scaled by n/k")
-        if budget is not None and samples * size > budget:
-            k = max(budget // size, min(samples, BETWEENNESS_MIN_SAMPLES))
-            why = (f"{n:,} nodes, at least metrics.betweenness.exact_below = {exact_below:,}: estimated from {k} "
-                   f"seeded random sources, scaled by n/k, fewer than metrics.betweenness.samples = {samples} "
-                   f"since sources × (nodes + edges) = {samples} × {size:,} exceeds metrics.betweenness.budget "
-                   f"= {budget:,} (at least {min(samples, BETWEENNESS_MIN_SAMPLES)}; null: no budget)")
-        k = min(k, n)
-        sources = np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False)).tolist()
-        raw = np.asarray(graph.betweenness(directed=directed, sources=sources), dtype=float) * (n / k)
+        k, why = _sample_size(n, graph.ecount(), samples, budget, exact_below)
+        if k == 0:
+            return np.full(n, np.nan), {"method": "skipped", "requested": samples, "budget": budget, "reason": why}
+        sources = np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False))
+        raw, error = _sampled(graph, sources, directed)
         info = {"method": "sampled", "sources": k, "requested": samples, "budget": budget, "seed": seed,
-                "reason": why}
+                "reason": why, "error": error}
     pairs = (n - 1) * (n - 2) / (1 if directed else 2)
     values = raw / pairs if pairs > 0 else np.zeros(n)
     info.update({"weighted": False, "normalized": True})
     return values, info
+
+
+def _sample_size(n: int, m: int, samples: int, budget: int | None, exact_below: int) -> tuple[int, str]:
+    """How many sources the estimate uses (0: none, the column is null), and why."""
+    size = n + m
+    least = min(samples, BETWEENNESS_MIN_SAMPLES)
+    large = f"{n:,} nodes, at least metrics.betweenness.exact_below = {exact_below:,}"
+    if budget is None or samples * size <= budget:
+        return min(samples, n), (f"{large}: estimated from metrics.betweenness.samples = {samples} seeded random "
+                                 "sources, scaled by n/k")
+    k = budget // size
+    if k < least:
+        return 0, (f"{large}: not computed, since metrics.betweenness.budget = {budget:,} affords only {k} sources "
+                   f"of a pass over nodes + edges = {size:,} each, fewer than {least}, below which the estimate of "
+                   f"the top nodes is mostly noise; budget {least * size:,} or more (or null) computes it "
+                   f"from {least} or more sources, and enabled: false says it is not wanted")
+    return min(k, n), (f"{large}: estimated from {k} seeded random sources, scaled by n/k, fewer than "
+                       f"metrics.betweenness.samples = {samples} since sources × (nodes + edges) = {samples} × "
+                       f"{size:,} exceeds metrics.betweenness.budget = {budget:,} (null: no budget)")
+
+
+def _sampled(graph: ig.Graph, sources: np.ndarray, directed: bool) -> tuple[np.ndarray, dict]:
+    """The Brandes–Pich estimate (Σ over sources × n/k) and its precision: the sources are taken in
+    `BETWEENNESS_GROUPS` groups, each an independent estimate, whose spread gives each node's standard
+    error at no extra cost; reported for the 20 highest values and the top 1% (at least 20), the nodes
+    a reader looks at."""
+    n, k = graph.vcount(), len(sources)
+    groups = np.array_split(sources, min(BETWEENNESS_GROUPS, k))
+    parts = [np.asarray(graph.betweenness(directed=directed, sources=g.tolist()), dtype=float) for g in groups]
+    raw = np.sum(parts, axis=0) * (n / k)
+    error: dict = {"groups": len(groups)}
+    if len(groups) < 2:
+        return raw, error
+    estimates = np.stack([part * (n / len(g)) for part, g in zip(parts, groups)])
+    relative = np.divide(estimates.std(axis=0, ddof=1) / np.sqrt(len(groups)), raw,
+                         out=np.full(n, np.inf), where=raw > 0)
+    order = np.argsort(-raw, kind="stable")
+    for name, count in (("top_20", 20), ("top_1pct", max(20, n // 100))):
+        top = order[:count]
+        top = relative[top[raw[top] > 0]]
+        error[name] = {"nodes": int(len(top)), "median_relative_se": float(np.median(top)) if len(top) else None,
+                       "max_relative_se": float(top.max()) if len(top) else None}
+    top20, top1 = error["top_20"], error["top_1pct"]
+    if top20["nodes"]:
+        error["statement"] = (f"estimated from {k} of {n:,} sources: the standard error of the {top20['nodes']} "
+                              f"highest values is a median {top20['median_relative_se']:.0%} of the value (at most "
+                              f"{top20['max_relative_se']:.0%}), of the top {top1['nodes']:,} a median "
+                              f"{top1['median_relative_se']:.0%}, from the spread of {len(groups)} groups of sources; "
+                              "more sources (metrics.betweenness.samples, budget) shrink it as 1/√k")
+    return raw, error
 
 
 def eigenvector(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, seed: int,
@@ -110,12 +157,24 @@ def eigenvector(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, seed: int,
     nodes = np.flatnonzero(members == biggest)
     if len(nodes) < 2:
         return values, info
-    sub = graph if len(nodes) == n else graph.induced_subgraph(nodes.tolist())
+    sub = graph if len(nodes) == n else _component(graph, members, biggest, nodes)
     with seeded(seed), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        scores = np.asarray(sub.eigenvector_centrality(weights="weight", scale=True), dtype=float)
+        scores = np.asarray(sub.eigenvector_centrality(weights=edge_weights(sub), scale=True), dtype=float)
     values[nodes] = np.clip(scores, 0.0, None)
     return values, info
+
+
+def _component(graph: ig.Graph, members: np.ndarray, label: int, nodes: np.ndarray) -> ig.Graph:
+    """The subgraph of one connected component (`nodes`, ascending, renumbered 0..), edges in graph order
+    with their weights (an edge lies within one component, so its first end says which)."""
+    a, b = edge_ends(graph)
+    inside = members[a] == label
+    code = np.full(graph.vcount(), -1, dtype=np.int64)
+    code[nodes] = np.arange(len(nodes))
+    weights = edge_weights(graph)
+    return igraph_from_codes(len(nodes), code[a[inside]], code[b[inside]], False,
+                             None if weights is None else weights[inside])
 
 
 def node_metrics(n: int, i: np.ndarray, j: np.ndarray, count: np.ndarray, weight: np.ndarray,
