@@ -142,6 +142,8 @@ class Faults:
         self._queue: list[str] = []
         self._lock = threading.Lock()
         self.injected: Counter[str] = Counter()
+        self.max_streak: int | None = None       # random faults in a row for one request, at most
+        self._streak: Counter[str] = Counter()
 
     def set(self, kind: str, probability: float) -> "Faults":
         self._check(kind)
@@ -160,10 +162,15 @@ class Faults:
             self._prob.clear()
             self._queue.clear()
 
-    def draw(self) -> str | None:
+    def draw(self, request: str = "") -> str | None:
+        """The fault for this request, if any. With `max_streak`, a request that failed that many times in a
+        row gets no random fault: a client retrying more often than that must then succeed, whatever order
+        concurrent requests draw in (probabilities alone make a long enough run fail by chance)."""
         with self._lock:
             if self._queue:
                 kind = self._queue.pop(0)
+            elif self.max_streak is not None and self._streak[request] >= self.max_streak:
+                kind = None
             else:
                 kind = None
                 roll = self._rng.random()
@@ -175,6 +182,9 @@ class Faults:
                     roll -= p
             if kind:
                 self.injected[kind] += 1
+                self._streak[request] += 1
+            else:
+                self._streak.pop(request, None)
             return kind
 
     @staticmethod
@@ -496,7 +506,7 @@ def _handler_for(server: OpenAlexTestServer) -> type[BaseHTTPRequestHandler]:
             if len(self.path) > MAX_URL:
                 entry["status"] = 414
                 return self._send(414, {}, {"error": "URI Too Long", "message": "the request URL is too long"})
-            fault = server.faults.draw()
+            fault = server.faults.draw(self.path)
             entry["fault"] = fault
             if fault and self._fault(fault, entry):
                 return

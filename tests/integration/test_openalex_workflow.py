@@ -124,6 +124,7 @@ def reference(tmp_path_factory) -> dict[str, bytes]:
 
 def test_faults_at_30_percent_give_the_same_artifacts(tmp_path, server, reference):
     server.faults.set("throttle", 0.15).set("error503", 0.15)
+    server.faults.max_streak = 4      # the client tries 7 times: every request gets through in the end
     faulty = workspace(tmp_path / "faulty")
     call = run(faulty, server)
     assert call.returncode == 0, call.stderr[-3000:]
