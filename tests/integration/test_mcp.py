@@ -241,7 +241,7 @@ def _check_artifacts(ws: Path, other: Path) -> None:
     a, b = digest(ws / "results"), digest(other / "results")
     assert set(a) == set(b)
     differing = {path for path in a if a[path] != b[path]}
-    volatile = {p for p in differing if p.startswith("benchmarks/") or p == "corpus/manifest.json"
+    volatile = {p for p in differing if p.startswith(("benchmarks/", "logs/")) or p == "corpus/manifest.json"
                 or re.fullmatch(r"snapshots/[^/]+/manifest\.json", p)}
     assert differing == volatile, differing - volatile
     for path in volatile:
@@ -249,6 +249,12 @@ def _check_artifacts(ws: Path, other: Path) -> None:
             manifests = [json.loads((root / "results" / path).read_text()) for root in (ws, other)]
             times = [m.pop("sealed_at") for m in manifests]
             assert manifests[0] == manifests[1] and all(_moment(t) <= datetime.now(timezone.utc) for t in times)
+        elif path.startswith("logs/"):      # the closing line records the job's time and peak memory
+            logs = [(root / "results" / path).read_text().splitlines() for root in (ws, other)]
+            timed = re.compile(r"INFO bib2graph: \S+ done in [0-9.]+ s, peak memory [0-9]+ MB: .*")
+            assert all(timed.fullmatch(log[-1]) for log in logs), [log[-1] for log in logs]
+            assert [log[:-1] for log in logs] == [logs[1][:-1]] * 2
+            assert [log[-1].split(": ", 2)[2] for log in logs][0] == logs[1][-1].split(": ", 2)[2]
         elif path.startswith("benchmarks/"):
             tables = [(root / "results" / path).read_text().splitlines() for root in (ws, other)]
             assert tables[0][0] == tables[1][0] and len(tables[0]) == len(tables[1])
