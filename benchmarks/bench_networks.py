@@ -6,7 +6,8 @@ and network kind (the kind's defaults, the spec's default communities, metrics a
 processes run, each measuring its own peak memory (ru_maxrss):
 
 * the network job: ``phases.run_network`` as the workflow runs it (read the corpus, build, write the
-  tables), with seconds per stage (``timings``);
+  tables; the rule's two threads, so the stability score's other Leiden runs go in a forked process
+  beside the seed's), with seconds per stage (``timings``) and its peak plus its child's;
 * the floors, on the network just written: the bare sparse product the kind's counting computes
   (factorised IDs, ``A·Aᵀ`` for coupling, ``Aᵀ·A`` over references cited at least ``min_occurrences``
   times for co-citation, ``triu``, ``tocoo``; coupling and co-citation only), one igraph
@@ -123,6 +124,7 @@ def make(root: Path, size: int) -> dict:
 
 
 def network_job(root: Path, kind: str) -> dict:
+    from bib2graph import registry
     from bib2graph.phases import run_network
     from bib2graph.skips import Skips
 
@@ -131,10 +133,11 @@ def network_job(root: Path, kind: str) -> dict:
     stages = Stages()
     start = time.perf_counter()
     run_network(_spec(kind), kind, {"corpus": _corpus_paths(root)}, {"metrics": str(folder / "metrics.json")},
-                Skips(), timings=stages)
+                Skips(), timings=stages, threads=registry.threads("network", _corpus_paths(root)))
     seconds = time.perf_counter() - start
     metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
-    return {"seconds": seconds, "peak_mb": _peak_mb(), "stages": stages, "peaks": stages.peaks, "nodes": metrics["nodes"],
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024   # the stability process
+    return {"seconds": seconds, "peak_mb": _peak_mb() + children, "stages": stages, "peaks": stages.peaks, "nodes": metrics["nodes"],
             "edges": metrics["edges"], "betweenness": metrics["betweenness"], "stability": metrics["stability"],
             "evidence": metrics["evidence"], "clusters_reproducible": metrics["clusters_reproducible"]}
 
@@ -216,7 +219,8 @@ def export_job(root: Path, kind: str) -> dict:
     counts = run_export(_spec(kind), kind, inp, {"manifest": str(folder / "manifest.json")}, Skips(),
                         timings=stages)
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "peak_mb": _peak_mb(), "stages": stages, "peaks": stages.peaks,
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024   # the stability process
+    return {"seconds": seconds, "peak_mb": _peak_mb() + children, "stages": stages, "peaks": stages.peaks,
             "visual_edges": counts["reduction"]["kept"]}
 
 

@@ -194,9 +194,10 @@ def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
 
 
 def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
-                timings: dict[str, float] | None = None) -> dict[str, Any]:
+                timings: dict[str, float] | None = None, threads: int = 1) -> dict[str, Any]:
     """The network's tables and metrics; drawings (GraphML and the other visual formats) are the export
-    job's, with its reduction. `timings` gets seconds per stage (benchmarks/bench_networks.py)."""
+    job's, with its reduction. `timings` gets seconds per stage (benchmarks/bench_networks.py); `threads`
+    are the job's (the stability runs go beside the seed's clustering when it has two)."""
     from . import networks
     from .networks.timing import stopwatch
 
@@ -208,7 +209,7 @@ def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
     cited = read_table(inp["cited"], CITED) if inp.get("cited") else None
     lap("read")
     net = networks.build(kind, corpus, params, spec["communities"], cited=cited, metrics=spec.get("metrics"),
-                         timings=timings)
+                         timings=timings, workers=threads)
     lap = stopwatch(timings)   # the build lapped its own stages
     net.write(Path(out["metrics"]).parent)
     lap("write")
@@ -405,12 +406,13 @@ PHASES: dict[str, Callable[..., dict[str, Any]]] = {
 }
 
 
-def run(rule: str, kind: str | None, params: str, inputs: Named, outputs: Named) -> dict[str, Any]:
-    """Check, run and record one job; return its counts. `params` is the rule's canonical JSON."""
+def run(rule: str, kind: str | None, params: str, inputs: Named, outputs: Named, threads: int = 1) -> dict[str, Any]:
+    """Check, run and record one job; return its counts. `params` is the rule's canonical JSON; `threads`
+    the job's (Snakemake's `threads`, which its `--cores` may lower): only the network job uses two."""
     spec = json.loads(params)
     checks.check(rule, spec)
     skips = Skips(strict=bool(spec.get("strict", False)))
-    counts = PHASES[rule](spec, kind, inputs, outputs, skips)
+    counts = PHASES[rule](spec, kind, inputs, outputs, skips, **({"threads": threads} if rule == "network" else {}))
     made = [p for p in flat(outputs) if p != outputs["manifest"]]
     write_manifest(outputs["manifest"], f"{rule}:{kind}" if kind else rule, params, flat(inputs), made, counts,
                    skips.as_rows())

@@ -228,12 +228,14 @@ PHASES = ("seed", "chain", "corpus", "networks", "exports", "report")
 @dataclass(frozen=True)
 class Demand:
     """What a job asks of a scheduler: threads, and memory in MB as ``base_mb + per_row_kb · rows / 1024``,
-    rows being those of its input table named `rows_of` (the table its pairs or edges grow with)."""
+    rows being those of its input table named `rows_of` (the table its pairs or edges grow with); from
+    `two_threads_rows` rows on (0: never) it asks for a second thread."""
 
     threads: int = 1
     base_mb: int = 1000
     per_row_kb: float = 0
     rows_of: str = ""
+    two_threads_rows: int = 0
 
 
 #: Calibrated on benchmarks/bench_networks.py (docs/networks.md, "Scale"): a network job peaks at about
@@ -241,30 +243,39 @@ class Demand:
 #: from an iterator; since, 1.0–1.3 GB at 500k rows and 5.3 GB at 2.5M (coupling, 41.6M edges); the export job, whose visual formats hold at most
 #: export.max_edges edges and whose CSV is written a chunk at a time, peaked at 0.8–1.0 GB for 5M edges
 #: (0.15 KB per edge with its tables; 2.7 KB when networkx wrote every edge). Jobs are single-threaded
-#: (igraph, numpy; PRPACK on one OpenMP thread), so more threads would only wait. Other rules: one thread,
-#: `base_mb`.
+#: (igraph, numpy; PRPACK on one OpenMP thread), so more threads would only wait, except the network job's
+#: second thread from 100k reference rows (about 3,000 works; below, graphs are too small to gain): a forked
+#: process runs eigenvector centrality and the stability score's other Leiden runs beside PageRank and
+#: the seed's run (networks.beside). Other rules: one thread, `base_mb`.
 DEMANDS = {
-    "network": Demand(per_row_kb=2.5, rows_of="references.parquet"),
+    "network": Demand(per_row_kb=2.5, rows_of="references.parquet", two_threads_rows=100_000),
     "layout": Demand(base_mb=500, per_row_kb=0.25, rows_of="edges.parquet"),
     "export": Demand(per_row_kb=0.2, rows_of="edges.parquet"),
     "slices": Demand(per_row_kb=2.5, rows_of="references.parquet"),   # one slice's network at a time
 }
 
 
-def threads(rule: str) -> int:
-    """Threads a `rule` job uses (Snakemake's `threads:`, SLURM's cpus-per-task)."""
-    return DEMANDS.get(rule, Demand()).threads
+def threads(rule: str, paths: list[str]) -> int:
+    """Threads a `rule` job reading `paths` uses (Snakemake's `threads:`, SLURM's cpus-per-task)."""
+    demand = DEMANDS.get(rule, Demand())
+    if demand.two_threads_rows and _rows(demand, paths) >= demand.two_threads_rows:
+        return max(demand.threads, 2)
+    return demand.threads
 
 
 def mem_mb(rule: str, paths: list[str]) -> int:
-    """Memory (MB) a `rule` job reading `paths` needs, from the rows of the input table that drives it
-    (Parquet metadata: no data read). A missing file counts 0 rows: Snakemake asks again once it exists."""
+    """Memory (MB) a `rule` job reading `paths` needs, from the rows of the input table that drives it."""
+    demand = DEMANDS.get(rule, Demand())
+    return int(math.ceil(demand.base_mb + demand.per_row_kb * _rows(demand, paths) / 1024))
+
+
+def _rows(demand: Demand, paths: list[str]) -> int:
+    """Rows of the job's `rows_of` table, from Parquet metadata (no data read). A missing file counts 0
+    rows: Snakemake asks again once it exists."""
     import pyarrow.parquet as pq
 
-    demand = DEMANDS.get(rule, Demand())
-    rows = sum(pq.read_metadata(p).num_rows for p in paths
+    return sum(pq.read_metadata(p).num_rows for p in paths
                if demand.rows_of and Path(p).name == demand.rows_of and Path(p).is_file())
-    return int(math.ceil(demand.base_mb + demand.per_row_kb * rows / 1024))
 
 
 def table_schemas() -> dict[str, str]:

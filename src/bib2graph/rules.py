@@ -8,6 +8,7 @@ turns a bib2graph error into `results/logs/<job>.error.json` (code, message, exi
 from __future__ import annotations
 
 import logging
+import resource
 import signal
 import sys
 import time
@@ -32,7 +33,7 @@ def _named(io: Any) -> dict[str, Any]:
 
 def _dispatch(smk: Any) -> dict[str, Any]:
     kind = getattr(smk.wildcards, "kind", None) or getattr(smk.wildcards, "part", None)
-    return phases.run(smk.rule, kind, smk.params.spec, _named(smk.input), _named(smk.output))
+    return phases.run(smk.rule, kind, smk.params.spec, _named(smk.input), _named(smk.output), int(smk.threads))
 
 
 def _fail(job_name: str, code: str, message: str, exit_code: int, retryable: bool,
@@ -44,11 +45,14 @@ def _fail(job_name: str, code: str, message: str, exit_code: int, retryable: boo
 
 
 def _peak_mb() -> float:
-    """The job's peak resident memory (VmHWM: exact, where Snakemake's benchmark samples every 30 s)."""
+    """The job's peak resident memory (VmHWM: exact, where Snakemake's benchmark samples every 30 s), plus
+    the largest peak of the processes it forked (the network job's stability runs): an upper bound, as
+    pages a child shares with the job count twice."""
     status = Path("/proc/self/status")
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     for line in status.read_text().splitlines() if status.exists() else []:
         if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
+            return int(line.split()[1]) / 1024 + children
     return float("nan")
 
 

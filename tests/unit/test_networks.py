@@ -514,6 +514,56 @@ def test_stability_on_large_networks_uses_one_other_seed_and_says_why():
     assert large["implementation"]["iterations"] == 2
 
 
+def test_a_job_with_two_threads_builds_the_same_network(sep, monkeypatch):
+    """With two workers the stability score's other runs and eigenvector centrality come from a forked
+    process (the size threshold lowered to fork here); nodes, edges and metrics equal one worker's.
+    Three stability runs on co-citation (seeds disagree there) and citation (directed)."""
+    import multiprocessing
+
+    from bib2graph.networks import beside, pipeline
+
+    forks = []
+    start = beside.beside
+
+    def counted(*works):
+        forks.append(works)
+        return start(*works)
+
+    monkeypatch.setattr(pipeline, "FORK_MIN_EDGES", 0)
+    monkeypatch.setattr(pipeline, "beside", counted)
+    for kind in ("cocitation", "citation"):
+        one = build(kind, sep, {}, {"stability_runs": 3})
+        two = build(kind, sep, {}, {"stability_runs": 3}, workers=2)
+        pd.testing.assert_frame_equal(one.nodes, two.nodes)
+        pd.testing.assert_frame_equal(one.edges, two.edges)
+        assert one.metrics == two.metrics and one.metrics["stability"]["runs"] == 3
+    assert len(forks) == 2 and multiprocessing.active_children() == []
+
+
+def test_work_beside_the_job_that_dies_is_done_again_in_the_job():
+    """A killed child (the OOM killer, say) costs time, not results: the waiter does the work itself."""
+    import multiprocessing
+    import os
+    import signal
+
+    from bib2graph.networks.beside import beside
+    from bib2graph.networks.communities import other_partitions, undirected
+    from bib2graph.networks.params import resolve_communities
+
+    n, i, j, w = _structureless(3000, 0.01)   # 45k edges: the runs outlive the kill
+    graph, params = undirected(n, i, j, w), resolve_communities({"stability_runs": 3})
+    first, second = beside(lambda: graph.vcount(), lambda: other_partitions(graph, params, n))
+    assert first() == n   # sent as soon as done, while the second runs
+    (child,) = multiprocessing.active_children()
+    os.kill(child.pid, signal.SIGKILL)
+    found = second()
+    assert child.exitcode == -signal.SIGKILL   # killed while running, not after sending
+    expected = other_partitions(graph, params, n)
+    assert len(found) == 2 and all(np.array_equal(a, b) for a, b in zip(found, expected, strict=True))
+    assert second() is found and first() == n   # asked again: remembered, not recomputed
+    assert multiprocessing.active_children() == []
+
+
 def test_skipped_metrics_are_null_columns_and_metrics_say_why(sep, tmp_path):
     off = {"betweenness": {"enabled": False}, "eigenvector": {"enabled": False}}
     net = build("coupling", sep, {}, FAST, metrics=off)
@@ -638,7 +688,9 @@ def test_jobs_ask_for_memory_from_the_rows_they_read(tmp_path):
         math.ceil(network.base_mb + network.per_row_kb * 2)
     assert registry.mem_mb("network", [str(tmp_path / "missing/references.parquet")]) == network.base_mb
     assert registry.mem_mb("report", [str(refs)]) == registry.Demand().base_mb
-    assert registry.threads("network") == 1
+    assert registry.threads("network", [str(refs)]) == 1 and registry.threads("export", [str(refs)]) == 1
+    pq.write_table(pa.table({"work_id": ["W1"] * network.two_threads_rows}), refs)
+    assert registry.threads("network", [str(refs)]) == 2 and registry.threads("export", [str(refs)]) == 1
 
 
 def test_large_tables_are_checked_column_wise_as_pandera_checks_them(sep):

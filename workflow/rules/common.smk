@@ -39,6 +39,11 @@ def bench(rule, suffix=""):
     return f"results/benchmarks/{rule}{suffix}.tsv"
 
 
+def threads_of(rule):
+    """A threads function: the job's threads from the rows of its inputs (registry.threads)."""
+    return lambda wildcards, input: registry.threads(rule, list(input))
+
+
 def mem_mb(rule):
     """A resource function: the job's memory (MB) from the rows of its inputs (registry.mem_mb), asked
     again by Snakemake when the job is ready to run and its inputs exist."""

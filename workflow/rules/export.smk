@@ -5,7 +5,7 @@ rule export:
         **outputs("export"),
     params:
         spec=params("export"),
-    threads: registry.threads("export")
+    threads: threads_of("export")
     resources:
         mem_mb=mem_mb("export"),
     log:

@@ -5,7 +5,7 @@ rule layout:
         **outputs("layout"),
     params:
         spec=params("layout"),
-    threads: registry.threads("layout")
+    threads: threads_of("layout")
     resources:
         mem_mb=mem_mb("layout"),
     log:

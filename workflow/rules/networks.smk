@@ -9,7 +9,7 @@ rule network:
         **outputs("network"),
     params:
         spec=params("network"),
-    threads: registry.threads("network")
+    threads: threads_of("network")
     resources:
         mem_mb=mem_mb("network"),
     log:

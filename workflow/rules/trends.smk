@@ -23,7 +23,7 @@ if registry.RULES["trends"].wanted(SPEC):
             **outputs("slices"),
         params:
             spec=params("slices"),
-        threads: registry.threads("slices")
+        threads: threads_of("slices")
         resources:
             mem_mb=mem_mb("slices"),
         log:

@@ -114,6 +114,13 @@ def stability_runs(params: dict, edges: int) -> tuple[int, str]:
                                   f"{limit:,} (null: always all runs)")
 
 
+def other_partitions(graph: ig.Graph, params: dict, n: int) -> list[np.ndarray]:
+    """The canonical partitions of the stability score's other seeds (``seed+1 …``): work that needs no
+    result of the seed's run, so a job can run it beside that run (networks.beside)."""
+    runs, _ = stability_runs(params, graph.ecount())
+    return [canonical(_partition(graph, params, params["seed"] + run), n) for run in range(1, runs)]
+
+
 def reproducibility(stability: dict) -> tuple[bool | None, str]:
     """Whether the seed's clusters come back under other seeds, in a sentence a reader of the map needs."""
     runs, ari = stability["runs"], stability["mean_ari"]
@@ -132,22 +139,26 @@ def reproducibility(stability: dict) -> tuple[bool | None, str]:
 
 
 def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
-           graph: ig.Graph | None = None, lap: Callable[[str], None] = lambda stage: None) -> tuple[np.ndarray, dict]:
+           graph: ig.Graph | None = None, lap: Callable[[str], None] = lambda stage: None,
+           others: Callable[[], list[np.ndarray]] | None = None) -> tuple[np.ndarray, dict]:
     """Canonical clusters of the seed's run plus a report: modularity, quality and stability across seeds.
 
     Stability = mean adjusted Rand index and mean NMI between the partition for ``seed`` and those for
     ``seed+1 … seed+runs−1`` (None when runs = 1), runs = ``stability_runs``, or 2 above
     ``stability_max_edges`` edges. `graph`, when given, is ``undirected(n, i, j, w)`` already built; `lap`
-    is told when each stage ends (networks.timing).
+    is told when each stage ends (networks.timing); `others`, when given, gives `other_partitions`, which
+    may have run beside the seed's run (networks.beside).
     """
     graph = undirected(n, i, j, w) if graph is None else graph
+    runs, why = stability_runs(params, graph.ecount())
+    if others is None:
+        def others() -> list[np.ndarray]:
+            return other_partitions(graph, params, n)
     clusters = canonical(_partition(graph, params, params["seed"]), n)
     modularity = graph.modularity(clusters.tolist(), weights=edge_weights(graph)) if graph.ecount() else None
     lap("clustering")
-    runs, why = stability_runs(params, graph.ecount())
     aris, nmis = [], []
-    for run in range(1, runs):
-        other = canonical(_partition(graph, params, params["seed"] + run), n)
+    for other in others():
         aris.append(_compare(clusters, other, "adjusted_rand"))
         nmis.append(_compare(clusters, other, "nmi"))
     stability = {

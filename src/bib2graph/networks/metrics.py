@@ -179,13 +179,14 @@ def _component(graph: ig.Graph, members: np.ndarray, label: int, nodes: np.ndarr
 
 def node_metrics(n: int, i: np.ndarray, j: np.ndarray, count: np.ndarray, weight: np.ndarray,
                  directed: bool, seed: int, undirected_graph: ig.Graph | None = None,
-                 settings: dict | None = None,
-                 lap: Callable[[str], None] = lambda stage: None) -> tuple[pd.DataFrame, dict]:
+                 settings: dict | None = None, lap: Callable[[str], None] = lambda stage: None,
+                 eigen: Callable[[], tuple[np.ndarray, dict]] | None = None) -> tuple[pd.DataFrame, dict]:
     """The per-node metric columns (in node code order) and notes on how they were computed.
 
     `undirected_graph`, when given, is ``undirected(n, i, j, weight)`` already built (for an undirected
     network it is the network's own graph, which is then not built again); `settings` is the spec's
-    ``metrics`` section (defaults when None); `lap` is told when each stage ends (networks.timing).
+    ``metrics`` section (defaults when None); `lap` is told when each stage ends (networks.timing);
+    `eigen`, when given, gives `eigenvector`'s result, which may have run beside (networks.beside).
     """
     settings = resolve_metrics(settings)
     if undirected_graph is None:
@@ -199,7 +200,11 @@ def node_metrics(n: int, i: np.ndarray, j: np.ndarray, count: np.ndarray, weight
     lap("pagerank")
     between, between_info = betweenness(graph, seed, settings["betweenness"])
     lap("betweenness")
-    eigen, eigen_info = eigenvector(n, i, j, weight, seed, undirected_graph, settings["eigenvector"]["enabled"])
+    if eigen is None:
+        eigen_values, eigen_info = eigenvector(n, i, j, weight, seed, undirected_graph,
+                                               settings["eigenvector"]["enabled"])
+    else:
+        eigen_values, eigen_info = eigen()
     lap("eigenvector")
     table = pd.DataFrame({
         "degree": degree.astype(np.int64),
@@ -207,7 +212,7 @@ def node_metrics(n: int, i: np.ndarray, j: np.ndarray, count: np.ndarray, weight
         "link_strength": round_sig(link, _DIGITS),
         "pagerank": round_sig(pagerank, _DIGITS),
         "betweenness": round_sig(np.clip(between, 0.0, None), _DIGITS),
-        "eigenvector": round_sig(eigen, _DIGITS),
+        "eigenvector": round_sig(eigen_values, _DIGITS),
     })
     notes = {"betweenness": between_info, "eigenvector": eigen_info,
              "pagerank": {"weighted": True, "damping": _DAMPING, "directed": directed, "implementation": "prpack"}}

@@ -10,7 +10,8 @@ from ..tables import Bundle, conform, empty
 from . import communities as _communities
 from .builders import BUILDERS, EVIDENCE_MAX_ROWS, build_evidence, coded_frame
 from .labels import describe
-from .metrics import network_summary, node_metrics, tidy
+from .beside import FORK_MIN_EDGES, beside
+from .metrics import eigenvector, network_summary, node_metrics, tidy
 from .normalize import FORMULAS, normalize
 from .params import resolve_communities, resolve_metrics, resolve_params
 from .network import Network
@@ -59,7 +60,7 @@ def _work_metadata(corpus: Bundle, cited: pd.DataFrame | None) -> pd.DataFrame:
 
 def build(kind: str, corpus: Bundle, params: dict | None = None, communities: dict | None = None, *,
           evidence_limit: int | None = EVIDENCE_MAX_ROWS, cited: pd.DataFrame | None = None,
-          metrics: dict | None = None, timings: dict[str, float] | None = None) -> Network:
+          metrics: dict | None = None, timings: dict[str, float] | None = None, workers: int = 1) -> Network:
     """Build the `kind` network of `corpus`: nodes, edges, evidence, clusters and metrics.
 
     Steps: items below ``min_occurrences`` are dropped before pairing; pairs are counted sparsely; edges
@@ -70,7 +71,8 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     (`edge_evidence` still gives the documents of any single edge). Work nodes are labelled "First
     author (year) title" from the corpus, else from `cited` (the `CITED` table of works outside it).
     `metrics` is the spec's section of that name: which costly node metrics are sampled or skipped.
-    `timings`, when given, receives the seconds of each stage (benchmarks/bench_networks.py).
+    `timings`, when given, receives the seconds of each stage (benchmarks/bench_networks.py); `workers`
+    is the threads the job may use (communities.detect).
     """
     lap = stopwatch(timings)
     params = resolve_params(kind, params)
@@ -87,9 +89,10 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     lap("normalisation")
     graph = _communities.undirected(n, i, j, weight, raw.directed)    # one graph for clusters and metrics
     lap("graph")
-    clusters, report = _communities.detect(n, i, j, weight, community_params, graph, lap)
+    others, eigen = _graph_only_work(n, i, j, weight, graph, community_params, metric_settings, workers)
     measures, notes = node_metrics(n, i, j, count, weight, raw.directed, community_params["seed"], graph,
-                                   metric_settings, lap)
+                                   metric_settings, lap, eigen)
+    clusters, report = _communities.detect(n, i, j, weight, community_params, graph, lap, others)
     summary = network_summary(n, i, j, count, weight, raw.directed, graph)
     del graph
     lap("summary")
@@ -128,6 +131,23 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     }
     return Network(kind=kind, directed=raw.directed, nodes=nodes, edges=edges, evidence=evidence,
                    metrics=tidy(record))
+
+
+def _graph_only_work(n: int, i: np.ndarray, j: np.ndarray, weight: np.ndarray, graph, community_params: dict,
+                     metric_settings: dict, workers: int):
+    """The stability score's other partitions and eigenvector centrality, as functions giving them: work
+    that needs only the graph, so with two threads it runs in a forked process beside PageRank and the
+    seed's clustering (networks.beside), in the order they are asked for; else each runs in its own stage."""
+    def others():
+        return _communities.other_partitions(graph, community_params, n)
+
+    def eigen():
+        return eigenvector(n, i, j, weight, community_params["seed"], graph, metric_settings["eigenvector"]["enabled"])
+
+    if workers < 2 or graph.ecount() < FORK_MIN_EDGES:
+        return others, eigen
+    eigen_result, others_result = beside(eigen, others)   # PageRank comes before the clustering
+    return others_result, eigen_result
 
 
 def _year_is_mean_year(nodes: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,45 @@
+"""Work a network job runs beside its own, in a forked process, when Snakemake gives it a second thread.
+
+Eigenvector centrality and the stability score's other Leiden runs need only the graph, not PageRank or
+the seed's partition, so they can run while the job ranks and clusters. igraph holds the GIL, so threads
+would not overlap; a forked child shares the graph copy-on-write and sends back each result (numpy arrays,
+a few MB) as it is done. The results are the same wherever the work runs; work a child did not send
+because it died (the kernel's out-of-memory killer, say) is done again in the job.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from typing import Any, Callable
+
+#: graphs with fewer edges keep all work in the job: a fork costs more than it saves there
+FORK_MIN_EDGES = 50_000
+
+
+def beside(*works: Callable[[], Any]) -> list[Callable[[], Any]]:
+    """Start `works`, in order, in one forked process; one function per work waits for its result (then
+    remembers it). The child sends each result when done, so the first can be had before the last."""
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+
+    def child() -> None:
+        for work in works:
+            send.send(work())
+        send.close()
+
+    process = context.Process(target=child, daemon=True)
+    process.start()
+    send.close()
+    done: list[Any] = []
+
+    def upto(k: int) -> Any:
+        while len(done) <= k:
+            try:
+                done.append(receive.recv())
+            except (EOFError, OSError):   # the child died before sending this one: the work, here
+                done.append(works[len(done)]())
+        if len(done) == len(works) and not receive.closed:
+            receive.close()
+            process.join()
+        return done[k]
+    return [lambda k=k: upto(k) for k in range(len(works))]
