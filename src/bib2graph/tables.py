@@ -305,11 +305,19 @@ def filter_table(path_in: str | os.PathLike[str], path_out: str | os.PathLike[st
     """Write the rows of `path_in` whose work is in `keep` to `path_out`, in Arrow: the bytes
     `write_table` would give for the same rows (the input was written by it: same columns, types and
     pandas metadata; one chunk, zstd), without a pandas copy of a table of millions of rows. Returns the
-    rows kept. The input's columns are checked against the schema (its rows were when it was written)."""
+    rows kept. The input's columns are checked against the schema (its rows were when it was written) and
+    its Arrow types and pandas metadata made `write_table`'s (a pool an older pandas wrote)."""
     table = read_arrow(path_in)
     if table.column_names != list(schema.columns):
         raise DataError(f"artifact {path_in}: table {schema.name!r} has columns {table.column_names}, "
                         f"not {list(schema.columns)}", code="ARTIFACT_CORRUPT")
+    written = pa_arrow.Schema.from_pandas(empty(schema), preserve_index=False)   # what from_pandas gives
+    if not table.schema.equals(written, check_metadata=True):
+        try:
+            table = table.cast(written)
+        except (pa_arrow.ArrowException, ValueError) as exc:
+            raise DataError(f"artifact {path_in}: table {schema.name!r} has types its schema cannot take ({exc})",
+                            code="ARTIFACT_CORRUPT") from None
     mask = pa_compute.is_in(table.column("work_id"), value_set=keep)
     if pa_compute.sum(mask).as_py() != table.num_rows:   # a corpus of the whole pool is not copied
         table = table.filter(mask)

@@ -169,3 +169,23 @@ def test_cited_job_same_bytes(tmp_path, demo_universe, labels, min_citing):
     assert counts["asked"] == (0 if not labels["fetch"] else min(counts["outside_pool"], labels["max_works"] or 10**9))
     if labels["fetch"] and labels["max_works"] is None:
         assert counts["found"] > 0
+
+
+def test_a_pool_of_other_arrow_types_is_written_as_write_table_writes(tmp_path, demo_pool):
+    """A pool table written with plain `string` columns and no pandas metadata (an older pandas) is
+    filtered to what `write_table` writes for the same rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bib2graph.tables import WORKS, filter_table
+
+    works = demo_pool[0].works
+    plain = pa.Table.from_pandas(works, preserve_index=False).replace_schema_metadata(None)
+    plain = plain.cast(pa.schema([pa.field(f.name, pa.string() if f.type == pa.large_string() else f.type)
+                                  for f in plain.schema]))
+    pq.write_table(plain, tmp_path / "pool.parquet")
+    keep = sorted(works["work_id"])[::3]
+    assert filter_table(tmp_path / "pool.parquet", tmp_path / "new.parquet", WORKS,
+                        pa.array(keep, pa.large_string())) == len(keep)
+    write_table(works[works["work_id"].isin(keep)], WORKS, tmp_path / "old.parquet")
+    assert (tmp_path / "new.parquet").read_bytes() == (tmp_path / "old.parquet").read_bytes()
