@@ -14,6 +14,9 @@ resident memory (VmHWM), from the line each job logs when done (results/logs/).
     python benchmarks/bench_snapshot_workflow.py --works 200000 --compare      # acceptance 3
     python benchmarks/bench_snapshot_workflow.py --works 1000000 --parts 10 --network-cores 1   # acceptance 4
 
+    --keep DIR --reuse   run again in DIR on the snapshot built there (after a fix: no rebuild, and the
+                         workflow reruns only what is missing or out of date)
+
 Every figure comes from this run; nothing is compared with a fixed time.
 """
 
@@ -134,6 +137,16 @@ def build(folder: Path, works: int, dates: int, parts: int) -> tuple[list, float
     return originals, time.perf_counter() - start
 
 
+def reuse(folder: Path) -> tuple[list, float]:
+    """The snapshot an earlier run built in `folder` (a failed job is fixed and rerun without the 12
+    minutes a million works take to build); its manifest must be there."""
+    from tests.snapshot_builder import synergy_works
+
+    if not (folder / "data/works/manifest").is_file():
+        raise SystemExit(f"--reuse: no snapshot manifest in {folder}; run once without --reuse")
+    return synergy_works(), 0.0
+
+
 def compare(files_root: Path, snap_root: Path) -> None:
     for name in COMPARED:
         a, b = (files_root / name).read_bytes(), (snap_root / name).read_bytes()
@@ -170,15 +183,21 @@ def main() -> None:
                         "the large jobs one at a time, so the run's peak memory is its largest job's")
     parser.add_argument("--compare", action="store_true", help="also run a files source and assert equality")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it (default: a temporary one)")
+    parser.add_argument("--reuse", action="store_true", help="reuse the snapshot a run with the same --keep "
+                        "built (no build; the workflow reruns only what is missing or out of date)")
     args = parser.parse_args()
+    if args.reuse and not args.keep:
+        parser.error("--reuse needs --keep (the folder of the run whose snapshot it reuses)")
     args.network_cores = args.network_cores or args.cores
     with tempfile.TemporaryDirectory(prefix="b2g-bench-snapwf-") as tmp:
         top = args.keep or Path(tmp)
         snap_root = workspace(top / "snapshot-review", {"kind": "snapshot", "snapshot": {"path": "snapshot"}})
-        originals, built = build(snap_root / "snapshot", args.works, args.dates, args.parts)
+        originals, built = reuse(snap_root / "snapshot") if args.reuse else build(snap_root / "snapshot", args.works,
+                                                                                  args.dates, args.parts)
         gz = sorted((snap_root / "snapshot").glob("data/works/*/part_*.gz"))
         print(f"snapshot: {args.works} works, {len(gz)} partitions ({args.dates} dates x {args.parts}), "
-              f"{sum(p.stat().st_size for p in gz) / 2**20:.0f} MiB gzipped, built in {built:.0f} s")
+              f"{sum(p.stat().st_size for p in gz) / 2**20:.0f} MiB gzipped, "
+              f"{'reused' if args.reuse else f'built in {built:.0f} s'}")
         print(f"networks: {yaml.safe_dump(NETWORKS, default_flow_style=True).strip()}; every work a seed, "
               f"no chaining; stability_runs 1, betweenness and eigenvector off; --cores {args.cores}")
         if args.network_cores == args.cores:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Callable
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .tables import CITED, Bundle, conform
 
@@ -33,6 +35,20 @@ def citing_counts(references: pd.DataFrame, min_citing: int) -> pd.Series:
     """Pooled works citing each referenced work, for those cited at least `min_citing` times; most cited
     first, ties by ID (the order look-ups are asked in, so that their batches never change)."""
     counts = references.drop_duplicates(["work_id", "referenced_id"]).groupby("referenced_id").size()
+    return _most_cited(counts, min_citing)
+
+
+def count_citing(referenced: pa.ChunkedArray, min_citing: int) -> pd.Series:
+    """`citing_counts` from the `referenced_id` column of a references table, which is unique on
+    (work_id, referenced_id) (its schema, checked when written): counted in Arrow, so the tens of millions
+    of references of a million works never become pandas rows."""
+    found = pc.value_counts(referenced)
+    counts = pd.Series(found.field("counts").to_numpy(zero_copy_only=False).astype("int64"),
+                       index=pd.Index(found.field("values").to_pandas(), name="referenced_id"))
+    return _most_cited(counts, min_citing)
+
+
+def _most_cited(counts: pd.Series, min_citing: int) -> pd.Series:
     counts = counts[counts >= max(min_citing, 1)]
     frame = counts.rename("citing").rename_axis("work_id").reset_index()
     frame = frame.sort_values(["citing", "work_id"], ascending=[False, True], kind="mergesort")
@@ -62,10 +78,16 @@ def _under_asked_ids(meta: pd.DataFrame, merged: dict[str, str]) -> pd.DataFrame
 def cited_works(works: pd.DataFrame, authorships: pd.DataFrame, references: pd.DataFrame, min_citing: int,
                 max_works: int | None, lookup: Lookup | None) -> tuple[pd.DataFrame, dict]:
     """The `CITED` table of the works the pool (its `works`, `authorships` and `references` tables) cites
-    at least `min_citing` times, and counts saying what was looked up. Works outside the pool are asked
-    of `lookup` (None: not at all), the `max_works` most cited first; a work the source does not hold,
-    or holds nothing about, keeps no row (its node is labelled by its ID)."""
-    counts = citing_counts(references, min_citing)
+    at least `min_citing` times, and counts saying what was looked up (`cited_table` of its counts)."""
+    return cited_table(works, authorships, citing_counts(references, min_citing), max_works, lookup)
+
+
+def cited_table(works: pd.DataFrame, authorships: pd.DataFrame, counts: pd.Series, max_works: int | None,
+                lookup: Lookup | None) -> tuple[pd.DataFrame, dict]:
+    """The `CITED` table of the works `counts` (`citing_counts`) names, and counts saying what was looked
+    up. `works` and `authorships` need only the `META` columns and `author_name`, `position`. Works outside
+    the pool are asked of `lookup` (None: not at all), the `max_works` most cited first; a work the source
+    does not hold, or holds nothing about, keeps no row (its node is labelled by its ID)."""
     pooled = set(works["work_id"])
     inside = [w for w in counts.index if w in pooled]
     outside = [w for w in counts.index if w not in pooled]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .curation import Decision
@@ -57,68 +58,95 @@ def _duplicates(works: pd.DataFrame, origins: pd.DataFrame) -> dict[str, str]:
     return {w: k for w, k in zip(merged["work_id"], keep) if w != k}
 
 
-def _texts(pool: Bundle) -> dict[str, str]:
-    """Title, abstract and term names of each work, normalised for expression matching."""
-    terms = pool.terms.groupby("work_id")["term"].agg(lambda t: " ".join(x for x in t if isinstance(x, str)))
-    return {w: normalize_text(" ".join(x for x in (title, abstract, terms.get(w, "")) if isinstance(x, str)))
-            for w, title, abstract in zip(pool.works["work_id"], pool.works["title"], pool.works["abstract"])}
+#: The works columns every screening reads; `screen_columns` adds the texts when expressions ask for them.
+SCREEN_COLUMNS = ["work_id", "doi", "year", "type", "language", "is_retracted", "cited_by_count"]
 
 
-def _constant_topic_works(pool: Bundle) -> set[str]:
-    topics = pool.terms[pool.terms["field"] == "topics"].groupby("work_id")["term_id"].agg(frozenset)
+def screen_columns(spec: dict[str, Any]) -> tuple[list[str], list[str] | None]:
+    """(works columns, terms columns or None) that screening under the filter `spec` reads: the job
+    reads these alone, so a million abstracts are read only when include/exclude expressions match text."""
+    texts = bool(spec.get("include") or spec.get("exclude"))
+    works = SCREEN_COLUMNS + (["title", "abstract"] if texts else [])
+    terms = ["work_id", "field", "term_id"] + (["term"] if texts else [])
+    return works, terms if texts or spec.get("exclude_constant_topics") else None
+
+
+def _texts(works: pd.DataFrame, terms: pd.DataFrame, work_ids) -> dict[str, str]:
+    """Title, abstract and term names of `work_ids`, normalised for expression matching (only the works
+    the other filters passed: the text of the others is never asked)."""
+    wanted = set(work_ids)
+    terms = terms[terms["work_id"].isin(wanted)]
+    names = terms.groupby("work_id")["term"].agg(lambda t: " ".join(x for x in t if isinstance(x, str)))
+    works = works[works["work_id"].isin(wanted)]
+    return {w: normalize_text(" ".join(x for x in (title, abstract, names.get(w, "")) if isinstance(x, str)))
+            for w, title, abstract in zip(works["work_id"], works["title"], works["abstract"])}
+
+
+def _constant_topic_works(terms: pd.DataFrame) -> set[str]:
+    topics = terms[terms["field"] == "topics"].groupby("work_id")["term_id"].agg(frozenset)
     return {w for w, t in topics.items() if t == CONSTANT_TOPICS}
 
 
-def _screen(pool: Bundle, spec: dict[str, Any]):
-    """A function work → the first filter step it fails (None when it passes them all)."""
+def _failing(values: pd.Series, passed) -> np.ndarray:
+    """True where `passed` (a comparison of `values`) is false or unknown: a missing year or citation
+    count fails a bound on it."""
+    return ~np.asarray(pd.array(passed, dtype="boolean").fillna(False), dtype=bool) | values.isna().to_numpy()
+
+
+def _filter_steps(works: pd.DataFrame, spec: dict[str, Any]) -> list[tuple[str, np.ndarray]]:
+    """(verdict, failing mask) of each metadata filter the spec sets, in the order verdicts are named."""
+    steps = []
+    if spec["year_min"] is not None:
+        steps.append(("filter:year_min", _failing(works["year"], works["year"] >= spec["year_min"])))
+    if spec["year_max"] is not None:
+        steps.append(("filter:year_max", _failing(works["year"], works["year"] <= spec["year_max"])))
+    if spec["types"]:
+        steps.append(("filter:types", ~works["type"].isin(spec["types"]).to_numpy(dtype=bool)))
+    if spec["languages"]:
+        language = works["language"]
+        steps.append(("filter:languages", (language.notna() & ~language.isin(spec["languages"])).to_numpy(dtype=bool)))
+    if spec["exclude_retracted"]:
+        steps.append(("filter:retracted", works["is_retracted"].to_numpy(dtype=bool)))
+    if spec["min_citations"]:
+        cites = works["cited_by_count"]
+        steps.append(("filter:min_citations", _failing(cites, cites >= spec["min_citations"])))
+    return steps
+
+
+def _verdicts(works: pd.DataFrame, terms: pd.DataFrame | None, spec: dict[str, Any]) -> dict[str, str]:
+    """work_id → the first filter step it fails, for the works failing one: the metadata filters by whole
+    columns (a million works, no dict per row), then the expressions and the topic guard on the rest."""
+    verdict = np.full(len(works), None, dtype=object)
+    for step, failing in _filter_steps(works, spec):
+        verdict[failing & (verdict == None)] = step   # noqa: E711 (element-wise)
+    found = {w: v for w, v in zip(works["work_id"], verdict) if v is not None}
+    passing = [w for w, v in zip(works["work_id"], verdict) if v is None]
     include = compile_expression(spec["include"], "filter.include") if spec.get("include") else None
     exclude = compile_expression(spec["exclude"], "filter.exclude") if spec.get("exclude") else None
-    texts = _texts(pool) if include or exclude else {}
-    constant = _constant_topic_works(pool) if spec.get("exclude_constant_topics") else set()
-    columns = ["work_id", "year", "type", "language", "is_retracted", "cited_by_count"]
-    works = {row["work_id"]: row for row in pool.works[columns].to_dict("records")}
-
-    def verdict(work_id: str) -> str | None:
-        step = _filter_verdict(works[work_id], spec)
-        if step is None and include is not None and not include(texts[work_id]):
-            step = "filter:include"
-        if step is None and exclude is not None and exclude(texts[work_id]):
-            step = "filter:exclude"
-        if step is None and work_id in constant:
-            step = "filter:constant_topics"
-        return step
-    return verdict
+    texts = _texts(works, terms, passing) if include or exclude else {}
+    constant = _constant_topic_works(terms) if spec.get("exclude_constant_topics") else set()
+    for work_id in passing:
+        if include is not None and not include(texts[work_id]):
+            found[work_id] = "filter:include"
+        elif exclude is not None and exclude(texts[work_id]):
+            found[work_id] = "filter:exclude"
+        elif work_id in constant:
+            found[work_id] = "filter:constant_topics"
+    return found
 
 
-def _filter_verdict(work: dict[str, Any], spec: dict[str, Any]) -> str | None:
-    year = work["year"]
-    if spec["year_min"] is not None and (pd.isna(year) or year < spec["year_min"]):
-        return "filter:year_min"
-    if spec["year_max"] is not None and (pd.isna(year) or year > spec["year_max"]):
-        return "filter:year_max"
-    if spec["types"] and work["type"] not in spec["types"]:
-        return "filter:types"
-    if spec["languages"] and isinstance(work["language"], str) and work["language"] not in spec["languages"]:
-        return "filter:languages"
-    if spec["exclude_retracted"] and work["is_retracted"]:
-        return "filter:retracted"
-    cites = work["cited_by_count"]
-    if spec["min_citations"] and (pd.isna(cites) or cites < spec["min_citations"]):
-        return "filter:min_citations"
-    return None
-
-
-def build_corpus(pool: Bundle, seeds: pd.DataFrame, candidates: pd.DataFrame,
-                 decisions: dict[str, Decision], filter_spec: dict[str, Any]) -> CorpusResult:
-    """Screen every pooled work and keep the included ones."""
-    pool_ids = list(pool.works["work_id"])
-    screening = _origins(seeds, candidates, pool_ids)
-    dupes = _duplicates(pool.works, screening)
-    verdict_of = _screen(pool, filter_spec)
+def screen(works: pd.DataFrame, terms: pd.DataFrame | None, seeds: pd.DataFrame, candidates: pd.DataFrame,
+           decisions: dict[str, Decision], filter_spec: dict[str, Any]) -> pd.DataFrame:
+    """The screening table of the pooled `works` (at least the `screen_columns` of `filter_spec`; `terms`
+    too when they name any): one verdict per work. Pure, no I/O, so the corpus job can feed it just the
+    columns it needs and the tests can feed it whole bundles."""
+    screening = _origins(seeds, candidates, list(works["work_id"]))
+    dupes = _duplicates(works, screening)
+    verdicts = _verdicts(works, terms, filter_spec)
     dup_col, filt_col, excl_col, dec_col, reason_col, incl_col = [], [], [], [], [], []
     for work_id in screening["work_id"]:
         duplicate_of = dupes.get(work_id)
-        verdict = None if duplicate_of else verdict_of(work_id)
+        verdict = None if duplicate_of else verdicts.get(work_id)
         decision = decisions.get(work_id)
         if decision is not None and decision.decision == "reject":
             verdict = verdict or "curation"
@@ -133,7 +161,14 @@ def build_corpus(pool: Bundle, seeds: pd.DataFrame, candidates: pd.DataFrame,
     screening = screening.assign(duplicate_of=dup_col, filter_verdict=filt_col, excluded_by=excl_col,
                                  decision=dec_col,
                                  decision_reason=reason_col, included=incl_col)
-    screening = conform(screening, SCREENING)
+    return conform(screening, SCREENING)
+
+
+def build_corpus(pool: Bundle, seeds: pd.DataFrame, candidates: pd.DataFrame,
+                 decisions: dict[str, Decision], filter_spec: dict[str, Any]) -> CorpusResult:
+    """Screen every pooled work and keep the included ones (in memory: the corpus job screens from a few
+    columns and filters the pool's files instead, to the same bytes)."""
+    screening = screen(pool.works, pool.terms, seeds, candidates, decisions, filter_spec)
     corpus = pool.subset(screening.loc[screening["included"], "work_id"])
     return CorpusResult(corpus=corpus, screening=screening)
 

@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
+import pyarrow as pa_arrow
+import pyarrow.compute as pa_compute
 
 from . import checks, monitor
 from .atomic import write_json
 from .chain import chain
-from .corpus import build_corpus, prisma
+from .corpus import prisma, screen, screen_columns
 from .curation import read as read_decisions
 from .ids import short_id
 from .manifest import write_manifest
@@ -26,8 +28,9 @@ from .seed import resolve_seeds
 from .skips import Skips
 from .sources.records import bundle_from_works
 from .sources.universe import FileUniverse
-from .tables import (BUNDLE_TABLES, CANDIDATES, CITED, ORIGINS, SCREENING, SEEDS, SOURCE_REFS, WORKS, Bundle,
-                     read_table, write_table)
+from .tables import (AUTHORSHIPS, BUNDLE_TABLES, CANDIDATES, CITED, ORIGINS, SCREENING, SEEDS, SOURCE_REFS, TERMS,
+                     WORKS, Bundle, conform, filter_bundle, read_arrow, read_columns, read_filtered, read_table,
+                     write_table)
 
 Named = dict[str, Any]
 
@@ -148,20 +151,26 @@ def _with_monitored(pool: Bundle, candidates, round_no: int, pending_paths: list
 def run_cited(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
     """The works the pool cites, looked up in the source (OpenAlex through the raw store; files: the
     universe) unless `labels.fetch` is false. An exhausted OpenAlex budget stops the job as it stops the
-    chain: every answer had is kept in the store, and a re-run after the reset asks only the rest."""
-    from .cited import cited_works, look_up
+    chain: every answer had is kept in the store, and a re-run after the reset asks only the rest.
+    Reads only what labels are made of (no abstracts; the references as one Arrow column, counted there)
+    and, from a files universe, only the works asked: a pool of a million works stays a few GB."""
+    from .cited import cited_table, count_citing, look_up
     from .errors import NetworkError
 
-    pool = {Path(path).stem: read_table(path, BUNDLE_TABLES[Path(path).stem]) for path in inp["pool"]}
+    pool = {Path(path).stem: path for path in inp["pool"]}
+    works = read_columns(pool["works"], WORKS, ["year", "title", "venue", "doi"])
+    authorships = read_columns(pool["authorships"], AUTHORSHIPS, ["author_name"])
+    counts = count_citing(read_arrow(pool["references"], ["referenced_id"]).column("referenced_id"),
+                          spec["min_citing"])
     opened: list = []
 
     def lookup(work_ids: list[str]):   # the source is opened only when there is something to ask
-        opened.append(open_source(spec["source"], inp["universe"], skips))
+        opened.append(_lookup_source(spec["source"], inp["universe"], work_ids, skips))
         return look_up(opened[0], work_ids)
 
     try:
-        table, counts = cited_works(pool["works"], pool["authorships"], pool["references"], spec["min_citing"],
-                                    spec["labels"]["max_works"], lookup if spec["labels"]["fetch"] else None)
+        table, counts = cited_table(works, authorships, counts, spec["labels"]["max_works"],
+                                    lookup if spec["labels"]["fetch"] else None)
     except NetworkError as exc:
         if exc.code == "BUDGET_EXHAUSTED":
             exc.message += " Labels can do without: `labels: {fetch: false}` skips this look-up."
@@ -174,19 +183,39 @@ def run_cited(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> d
     return {**counts, "source": spec["source"]["kind"]}
 
 
-def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
-    seeds, candidates = read_table(inp["seeds"], SEEDS), read_table(inp["candidates"], CANDIDATES)
-    result = build_corpus(Bundle.read(_folder(inp["pool"])), seeds, candidates, read_decisions(inp["curation"]),
-                          spec["filter"])
-    from .export.bibliography import entries, write_bibliography
+def _lookup_source(source: dict[str, Any], universe: list[str], work_ids: list[str], skips: Skips):
+    """The source to look `work_ids` up in: OpenAlex as `open_source` opens it; a files universe read for
+    those works alone (its answers are the same: a universe's records of a work are its rows)."""
+    if source["kind"] == "openalex":
+        return open_source(source, universe, skips)
+    cited = next(p for p in universe if p.endswith("/cited.parquet"))
+    keep = pa_arrow.array(sorted(set(work_ids)), pa_arrow.large_string())
+    refs = read_arrow(cited, filters=pa_compute.field("work_id").isin(keep)).to_pandas()
+    return FileUniverse(read_filtered(_folder(universe), work_ids), conform(refs, SOURCE_REFS))
 
-    result.corpus.write(_folder(out["tables"]))
-    write_table(result.screening, SCREENING, out["screening"])
-    write_bibliography(entries(result.corpus), out["bibliography"])   # by work ID
+
+def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    """Screen the pool and write the corpus. Screening reads only the columns the filters need; the
+    corpus tables are the pool's Parquet files filtered in Arrow and the bibliography is written a chunk
+    of works at a time, so a pool of a million works never stands whole in pandas or Python objects
+    (`build_corpus` is the same in memory, for tests and small pools)."""
+    from .export.bibliography import table_entry_chunks, write_bibliography_chunks
+
+    seeds, candidates = read_table(inp["seeds"], SEEDS), read_table(inp["candidates"], CANDIDATES)
+    pool = {Path(path).stem: path for path in inp["pool"]}
+    works_columns, terms_columns = screen_columns(spec["filter"])
+    terms = read_columns(pool["terms"], TERMS, terms_columns) if terms_columns is not None else None
+    screening = screen(read_columns(pool["works"], WORKS, works_columns), terms, seeds, candidates,
+                       read_decisions(inp["curation"]), spec["filter"])
+    del terms
+    corpus = _folder(out["tables"])
+    filter_bundle(_folder(inp["pool"]), corpus, screening.loc[screening["included"], "work_id"])
+    write_table(screening, SCREENING, out["screening"])
+    write_bibliography_chunks(table_entry_chunks(corpus / "works.parquet", corpus / "authorships.parquet"),
+                              out["bibliography"])   # by work ID
     sources = (json.loads(Path(inp["sources"]).read_text(encoding="utf-8"))["counts"]["files"]
                if inp.get("sources") else None)
-    write_json(out["prisma"], prisma(seeds, candidates, result.screening, sources))
-    screening = result.screening
+    write_json(out["prisma"], prisma(seeds, candidates, screening, sources))
     return {"pool": len(screening), "included": int(screening["included"].sum()),
             "excluded": {k: int(v) for k, v in screening["excluded_by"].value_counts().sort_index().items()},
             "accepted": int((screening["decision"] == "accept").sum()),

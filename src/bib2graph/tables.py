@@ -249,21 +249,91 @@ def write_table(df: pd.DataFrame, schema: pa.DataFrameSchema, path: str | os.Pat
     return df
 
 
-def read_table(path: str | os.PathLike[str], schema: pa.DataFrameSchema) -> pd.DataFrame:
-    """Read one table and check it; a missing or broken file is a DataError naming the path."""
+def read_arrow(path: str | os.PathLike[str], columns: list[str] | None = None, filters=None) -> pa_arrow.Table:
+    """One Parquet file as an Arrow table (some `columns`, the rows `filters` keep); a missing or broken
+    file is a DataError naming the path, as `read_table` says it."""
     path = Path(path)
     try:
-        df = pq.read_table(path).to_pandas()
+        return pq.read_table(path, columns=columns, filters=filters)
     except FileNotFoundError:
         raise DataError(f"artifact {path} does not exist; run `b2g run` to build it",
                         code="ARTIFACT_MISSING") from None
     except (OSError, pa_arrow.ArrowException) as exc:
         raise DataError(f"artifact {path} is not a readable Parquet file ({exc})",
                         code="ARTIFACT_CORRUPT") from None
+
+
+def _checked(df: pd.DataFrame, schema: pa.DataFrameSchema, path) -> pd.DataFrame:
     try:
         return conform(df, schema)
     except DataError as exc:
         raise DataError(f"artifact {path}: {exc.message}", code="ARTIFACT_CORRUPT") from None
+
+
+def read_table(path: str | os.PathLike[str], schema: pa.DataFrameSchema) -> pd.DataFrame:
+    """Read one table and check it; a missing or broken file is a DataError naming the path."""
+    return _checked(read_arrow(path).to_pandas(), schema, path)
+
+
+def part_schema(schema: pa.DataFrameSchema, columns: list[str]) -> pa.DataFrameSchema:
+    """`schema` restricted to its key and `columns`, in the schema's order: what a reader of a few
+    columns can check (types, nulls, the key's order and uniqueness) without the others."""
+    key = schema.metadata["key"]
+    kept = [c for c in schema.columns if c in key or c in columns]
+    return table_schema(schema.name, {c: schema.columns[c] for c in kept}, key)
+
+
+def read_columns(path: str | os.PathLike[str], schema: pa.DataFrameSchema, columns: list[str]) -> pd.DataFrame:
+    """The key and `columns` of one table, checked as `read_table` checks the whole: screening a million
+    works needs seven columns of the works table, not the abstracts that make most of its bytes."""
+    part = part_schema(schema, columns)
+    return _checked(read_arrow(path, list(part.columns)).to_pandas(), part, path)
+
+
+def read_filtered(folder: str | os.PathLike[str], work_ids) -> "Bundle":
+    """The bundle in `folder` restricted to `work_ids`, rows filtered while reading (row group by row
+    group): a look-up of a few thousand works in a universe of millions reads only what it keeps."""
+    keep = pa_arrow.array(sorted(set(work_ids)), pa_arrow.large_string())
+    where = pa_compute.field("work_id").isin(keep)
+    return Bundle(**{name: _checked(read_arrow(Path(folder) / f"{name}.parquet", filters=where).to_pandas(), schema,
+                                    Path(folder) / f"{name}.parquet")
+                     for name, schema in BUNDLE_TABLES.items()})
+
+
+def filter_table(path_in: str | os.PathLike[str], path_out: str | os.PathLike[str], schema: pa.DataFrameSchema,
+                 keep: pa_arrow.Array) -> int:
+    """Write the rows of `path_in` whose work is in `keep` to `path_out`, in Arrow: the bytes
+    `write_table` would give for the same rows (the input was written by it: same columns, types and
+    pandas metadata; one chunk, zstd), without a pandas copy of a table of millions of rows. Returns the
+    rows kept. The input's columns are checked against the schema (its rows were when it was written) and
+    its Arrow types and pandas metadata made `write_table`'s (a pool an older pandas wrote)."""
+    table = read_arrow(path_in)
+    if table.column_names != list(schema.columns):
+        raise DataError(f"artifact {path_in}: table {schema.name!r} has columns {table.column_names}, "
+                        f"not {list(schema.columns)}", code="ARTIFACT_CORRUPT")
+    written = pa_arrow.Schema.from_pandas(empty(schema), preserve_index=False)   # what from_pandas gives
+    if not table.schema.equals(written, check_metadata=True):
+        try:
+            table = table.cast(written)
+        except (pa_arrow.ArrowException, ValueError) as exc:
+            raise DataError(f"artifact {path_in}: table {schema.name!r} has types its schema cannot take ({exc})",
+                            code="ARTIFACT_CORRUPT") from None
+    mask = pa_compute.is_in(table.column("work_id"), value_set=keep)
+    if pa_compute.sum(mask).as_py() != table.num_rows:   # a corpus of the whole pool is not copied
+        table = table.filter(mask)
+    table = table.combine_chunks()
+    with atomic_path(path_out) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+    return table.num_rows
+
+
+def filter_bundle(folder_in: str | os.PathLike[str], folder_out: str | os.PathLike[str], work_ids) -> dict[str, int]:
+    """The bundle of `folder_in` restricted to `work_ids`, written to `folder_out` one table at a time
+    (the corpus job: the pool's tables never all in memory, never in pandas); rows kept per table."""
+    keep = pa_arrow.array(sorted(set(work_ids)), pa_arrow.large_string())
+    return {name: filter_table(Path(folder_in) / f"{name}.parquet", Path(folder_out) / f"{name}.parquet", schema,
+                               keep)
+            for name, schema in BUNDLE_TABLES.items()}
 
 
 @dataclass

@@ -23,13 +23,17 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Iterable
+from pathlib import Path
+from typing import Iterable, Iterator
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-from ..atomic import write_text
-from ..tables import Bundle
+from ..atomic import atomic_path, write_text
+from ..tables import AUTHORSHIPS, WORKS, Bundle, conform, empty
 from .common import native
 
 OPENALEX_WORK = re.compile(r"^W\d+$")
@@ -117,9 +121,16 @@ def entries(corpus: Bundle, order: Iterable[str] | None = None, keywords: dict[s
             notes: dict[str, str] | None = None) -> list[Entry]:
     """The corpus works as entries, in `order` (work IDs; default: by ID), with tags and notes by work ID.
     IDs in `order` that the corpus lacks are left out."""
-    works = {row["work_id"]: row for row in corpus.works.to_dict("records")}
+    return entries_of(corpus.works, corpus.authorships, order, keywords, notes)
+
+
+def entries_of(works: pd.DataFrame, authorships: pd.DataFrame, order: Iterable[str] | None = None,
+               keywords: dict[str, list[str]] | None = None, notes: dict[str, str] | None = None) -> list[Entry]:
+    """`entries` of a works table and its authorships, which need not be a whole bundle: the corpus job
+    gives them a chunk of works at a time."""
+    works = {row["work_id"]: row for row in works.to_dict("records")}
     ids = list(order) if order is not None else sorted(works)
-    authors = _authors(corpus.authorships)
+    authors = _authors(authorships)
     keywords, notes = keywords or {}, notes or {}
     found = []
     for wid in ids:
@@ -131,6 +142,37 @@ def entries(corpus: Bundle, order: Iterable[str] | None = None, keywords: dict[s
                            venue=row.get("venue"), abstract=row.get("abstract"),
                            keywords=tuple(keywords.get(wid, ())), note=notes.get(wid)))
     return found
+
+
+#: Works per chunk of the corpus bibliography: 20k entries are some 100 MB of Python objects and text.
+CHUNK_WORKS = 20_000
+
+
+def table_entry_chunks(works_path, authorships_path, size: int = CHUNK_WORKS) -> Iterator[list[Entry]]:
+    """The entries of a works table (a written, key-sorted Parquet file, so file order is `entries`'
+    order by ID) and its authorships, `size` works at a time: both files are read batch by batch, each
+    batch checked by its schema, so a million works never stand in memory as Python objects at once."""
+    authors = _batches(authorships_path, AUTHORSHIPS, size * 4)
+    held = empty(AUTHORSHIPS)
+    for works in _batches(works_path, WORKS, size):
+        last = works["work_id"].iloc[-1]
+        while len(held) == 0 or held["work_id"].iloc[-1] <= last:
+            more = next(authors, None)
+            if more is None:
+                break
+            held = pd.concat([held, more], ignore_index=True)
+        mine = held["work_id"] <= last
+        yield entries_of(works, held[mine])
+        held = held[~mine].reset_index(drop=True)
+
+
+def _batches(path, schema, size: int) -> Iterator[pd.DataFrame]:
+    """A Parquet table `size` rows at a time as checked pandas frames (the file's pandas metadata gives
+    the same dtypes `read_table` gives); nothing for an empty table."""
+    parquet = pq.ParquetFile(path)
+    for batch in parquet.iter_batches(batch_size=size):
+        if batch.num_rows:
+            yield conform(pa.Table.from_batches([batch], schema=parquet.schema_arrow).to_pandas(), schema)
 
 
 def _authors(authorships: pd.DataFrame) -> dict[str, tuple[str, ...]]:
@@ -324,6 +366,44 @@ def write_bibliography(items: list[Entry], paths: Iterable[str]) -> None:
     for path in paths:
         suffix = next(s for s in WRITERS if str(path).endswith(s))
         write_text(path, WRITERS[suffix](items))
+
+
+def _csl_chunk(items: list[Entry], first: bool) -> str:
+    """A chunk of the CSL-JSON array as `to_csl_json` writes it whole: each item indented one level,
+    items joined by ``,\n`` (JSON strings escape their newlines, so re-indenting lines is safe)."""
+    parts = ["  " + json.dumps(csl_item(e), ensure_ascii=False, sort_keys=True, indent=2).replace("\n", "\n  ")
+             for e in items]
+    return ("[\n" if first else ",\n") + ",\n".join(parts)
+
+
+#: Per format: (text of a chunk given whether it is the first, text after the last, text of no entries).
+CHUNKED = {
+    ".bib": (lambda items, first: ("" if first else "\n") + to_bibtex(items), "", ""),
+    ".ris": (lambda items, first: to_ris(items), "", ""),
+    ".csl.json": (_csl_chunk, "\n]\n", "[]\n"),
+}
+
+
+def write_bibliography_chunks(chunks: Iterable[list[Entry]], paths: Iterable[str]) -> int:
+    """`write_bibliography` of the chunks' entries in turn, byte for byte, holding one chunk at a time:
+    the corpus bibliography of a million works. Each file is written to a temporary name and renamed
+    only once all are complete. Returns the entries written."""
+    paths = [Path(p) for p in paths]
+    formats = [CHUNKED[next(s for s in CHUNKED if str(p).endswith(s))] for p in paths]
+    written = 0
+    with ExitStack() as stack:
+        temps = [stack.enter_context(atomic_path(p)) for p in paths]
+        streams = [stack.enter_context(open(t, "w", encoding="utf-8", newline="")) for t in temps]
+        for items in chunks:
+            if not items:
+                continue
+            for stream, (chunk, _end, _none) in zip(streams, formats):
+                stream.write(chunk(items, written == 0))
+            written += len(items)
+        for stream, (_chunk, end, none) in zip(streams, formats):
+            stream.write(end if written else none)
+            stream.close()   # complete before the renames
+    return written
 
 
 # ----------------------------------------------------------------------------------------------------
