@@ -228,14 +228,14 @@ PHASES = ("seed", "chain", "corpus", "networks", "exports", "report")
 @dataclass(frozen=True)
 class Demand:
     """What a job asks of a scheduler: threads, and memory in MB as ``base_mb + per_row_kb · rows / 1024``,
-    rows being those of its input table named `rows_of` (the table its pairs or edges grow with); from
-    `two_threads_rows` rows on (0: never) it asks for a second thread."""
+    rows being those of its input table named `rows_of` (the table its pairs or edges grow with); with
+    rows in `two_threads_rows` (from, below) it asks for a second thread."""
 
     threads: int = 1
     base_mb: int = 1000
     per_row_kb: float = 0
     rows_of: str = ""
-    two_threads_rows: int = 0
+    two_threads_rows: tuple[int, int] = (0, 0)
 
 
 #: Calibrated on benchmarks/bench_networks.py (docs/networks.md, "Scale"): a network job peaks at about
@@ -244,11 +244,12 @@ class Demand:
 #: export.max_edges edges and whose CSV is written a chunk at a time, peaked at 0.8–1.0 GB for 5M edges
 #: (0.15 KB per edge with its tables; 2.7 KB when networkx wrote every edge). Jobs are single-threaded
 #: (igraph, numpy; PRPACK on one OpenMP thread), so more threads would only wait, except the network job's
-#: second thread from 100k reference rows (about 3,000 works; below, graphs are too small to gain): a forked
-#: process runs eigenvector centrality and the stability score's other Leiden runs beside PageRank and
-#: the seed's run (networks.beside). Other rules: one thread, `base_mb`.
+#: second thread from 100k to 1.5M reference rows (about 3,000 to 60,000 works; graphs below are too small to
+#: gain, above too large to hold twice): a forked process runs eigenvector centrality and the stability
+#: score's other Leiden runs beside the seed's run and PageRank (networks.beside). Other rules: one thread,
+#: `base_mb`.
 DEMANDS = {
-    "network": Demand(per_row_kb=2.5, rows_of="references.parquet", two_threads_rows=100_000),
+    "network": Demand(per_row_kb=2.5, rows_of="references.parquet", two_threads_rows=(100_000, 1_500_000)),
     "layout": Demand(base_mb=500, per_row_kb=0.25, rows_of="edges.parquet"),
     "export": Demand(per_row_kb=0.2, rows_of="edges.parquet"),
     "slices": Demand(per_row_kb=2.5, rows_of="references.parquet"),   # one slice's network at a time
@@ -258,9 +259,8 @@ DEMANDS = {
 def threads(rule: str, paths: list[str]) -> int:
     """Threads a `rule` job reading `paths` uses (Snakemake's `threads:`, SLURM's cpus-per-task)."""
     demand = DEMANDS.get(rule, Demand())
-    if demand.two_threads_rows and _rows(demand, paths) >= demand.two_threads_rows:
-        return max(demand.threads, 2)
-    return demand.threads
+    low, high = demand.two_threads_rows
+    return max(demand.threads, 2) if low <= _rows(demand, paths) < high else demand.threads
 
 
 def mem_mb(rule: str, paths: list[str]) -> int:

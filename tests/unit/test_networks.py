@@ -538,6 +538,9 @@ def test_a_job_with_two_threads_builds_the_same_network(sep, monkeypatch):
         pd.testing.assert_frame_equal(one.edges, two.edges)
         assert one.metrics == two.metrics and one.metrics["stability"]["runs"] == 3
     assert len(forks) == 2 and multiprocessing.active_children() == []
+    monkeypatch.setattr(pipeline, "FORK_MAX_EDGES", 0)   # too large to hold twice: all in the job
+    build("citation", sep, {}, {"stability_runs": 3}, workers=2)
+    assert len(forks) == 2
 
 
 def test_work_beside_the_job_that_dies_is_done_again_in_the_job():
@@ -689,8 +692,11 @@ def test_jobs_ask_for_memory_from_the_rows_they_read(tmp_path):
     assert registry.mem_mb("network", [str(tmp_path / "missing/references.parquet")]) == network.base_mb
     assert registry.mem_mb("report", [str(refs)]) == registry.Demand().base_mb
     assert registry.threads("network", [str(refs)]) == 1 and registry.threads("export", [str(refs)]) == 1
-    pq.write_table(pa.table({"work_id": ["W1"] * network.two_threads_rows}), refs)
-    assert registry.threads("network", [str(refs)]) == 2 and registry.threads("export", [str(refs)]) == 1
+    low, high = network.two_threads_rows
+    for rows, threads in ((low - 1, 1), (low, 2), (high - 1, 2), (high, 1)):
+        pq.write_table(pa.table({"work_id": pa.array(["W1"] * rows, pa.dictionary(pa.int32(), pa.string()))}), refs)
+        assert registry.threads("network", [str(refs)]) == threads
+    assert registry.threads("export", [str(refs)]) == 1
 
 
 def test_large_tables_are_checked_column_wise_as_pandera_checks_them(sep):

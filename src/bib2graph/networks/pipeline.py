@@ -10,7 +10,7 @@ from ..tables import Bundle, conform, empty
 from . import communities as _communities
 from .builders import BUILDERS, EVIDENCE_MAX_ROWS, build_evidence, coded_frame
 from .labels import describe
-from .beside import FORK_MIN_EDGES, beside
+from .beside import FORK_MAX_EDGES, FORK_MIN_EDGES, beside
 from .metrics import eigenvector, network_summary, node_metrics, tidy
 from .normalize import FORMULAS, normalize
 from .params import resolve_communities, resolve_metrics, resolve_params
@@ -90,9 +90,9 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     graph = _communities.undirected(n, i, j, weight, raw.directed)    # one graph for clusters and metrics
     lap("graph")
     others, eigen = _graph_only_work(n, i, j, weight, graph, community_params, metric_settings, workers)
+    clusters, report = _communities.detect(n, i, j, weight, community_params, graph, lap, others)
     measures, notes = node_metrics(n, i, j, count, weight, raw.directed, community_params["seed"], graph,
                                    metric_settings, lap, eigen)
-    clusters, report = _communities.detect(n, i, j, weight, community_params, graph, lap, others)
     summary = network_summary(n, i, j, count, weight, raw.directed, graph)
     del graph
     lap("summary")
@@ -136,18 +136,17 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
 def _graph_only_work(n: int, i: np.ndarray, j: np.ndarray, weight: np.ndarray, graph, community_params: dict,
                      metric_settings: dict, workers: int):
     """The stability score's other partitions and eigenvector centrality, as functions giving them: work
-    that needs only the graph, so with two threads it runs in a forked process beside PageRank and the
-    seed's clustering (networks.beside), in the order they are asked for; else each runs in its own stage."""
+    that needs only the graph, so with two threads it runs in a forked process beside the seed's clustering
+    and PageRank (networks.beside), in the order they are asked for; else each runs in its own stage."""
     def others():
         return _communities.other_partitions(graph, community_params, n)
 
     def eigen():
         return eigenvector(n, i, j, weight, community_params["seed"], graph, metric_settings["eigenvector"]["enabled"])
 
-    if workers < 2 or graph.ecount() < FORK_MIN_EDGES:
+    if workers < 2 or not FORK_MIN_EDGES <= graph.ecount() <= FORK_MAX_EDGES:
         return others, eigen
-    eigen_result, others_result = beside(eigen, others)   # PageRank comes before the clustering
-    return others_result, eigen_result
+    return tuple(beside(others, eigen))
 
 
 def _year_is_mean_year(nodes: pd.DataFrame) -> pd.DataFrame:
