@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bib2graph.export.bibliography import (Entry, bibtex_key, entries, network_entries, to_bibtex, to_csl_json,
                                            to_ris, work_id_from_key, write_bibliography)
@@ -196,3 +198,22 @@ def test_broken_csl_json_is_a_file_error_with_its_line(tmp_path, text, line):
     with pytest.raises(DataError) as info:
         list(read_csl_json(path, "bad.json", Skips()))
     assert info.value.code == "FILE_INVALID" and info.value.details["line"] == line
+
+
+_TEXT = st.one_of(st.none(), st.text(max_size=40),
+                  st.text(alphabet=st.characters(max_codepoint=0x7f), max_size=20))   # every control character
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.builds(Entry, work_id=st.text(min_size=1, max_size=12), type=st.sampled_from([None, "article", "book"]),
+                          title=_TEXT, authors=st.lists(st.text(max_size=20), max_size=3).map(tuple),
+                          year=st.one_of(st.none(), st.integers(1000, 2100)), date=_TEXT, doi=_TEXT, venue=_TEXT,
+                          pages=_TEXT, abstract=_TEXT, keywords=st.lists(st.text(max_size=10), max_size=3).map(tuple),
+                          note=_TEXT), max_size=4))
+def test_csl_json_has_the_bytes_of_the_standard_library_encoder(items):
+    """orjson writes what ``json.dumps(ensure_ascii=False, sort_keys=True, indent=2)`` writes: control
+    characters, quotes, backslashes, non-BMP text, nested authors and dates alike."""
+    from bib2graph.export.bibliography import csl_item
+
+    expected = json.dumps([csl_item(e) for e in items], ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    assert to_csl_json(items) == expected
