@@ -272,13 +272,15 @@ def _positions(path: str, node_ids: pd.Series):
 
 
 def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
-               timings: dict[str, float] | None = None) -> dict[str, Any]:
+               timings: dict[str, float] | None = None, threads: int = 1) -> dict[str, Any]:
     """Every format `export.formats` asks for; the visual ones hold the spec's reduction. `timings` gets
-    seconds per stage (benchmarks/bench_networks.py)."""
+    seconds per stage (benchmarks/bench_networks.py). With two `threads` the CSV tables, which hold every
+    edge, are written by a forked process while the job writes the other formats (networks.beside)."""
     from . import export
     from .export.reading import write_reading_order
     from .export.reduction import reduced, visual_edges
     from .networks import Network
+    from .networks.beside import beside
     from .networks.timing import stopwatch
     from .registry import export_names
 
@@ -302,11 +304,13 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
         export.write_gexf(visual, corpus, folder / "network.gexf", xy)
         held["gexf"] = len(visual.edges)
         lap("gexf")
-    if "csv" in formats:   # a table, not a drawing: every edge
+    def write_csv() -> None:   # a table, not a drawing: every edge
         export.write_csv(net, folder / "nodes.csv", folder / "edges.csv")
         write_reading_order(net, folder / "reading_order.csv")
+
+    csv_written = beside(write_csv)[0] if "csv" in formats and threads >= 2 else write_csv
+    if "csv" in formats:
         held["csv"] = len(net.edges)
-        lap("csv")
     if "pajek" in formats:
         export.write_pajek(visual, folder / "network.net")
         held["pajek"] = len(visual.edges)
@@ -318,6 +322,9 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
     if "bibliography" in formats:
         _export_bibliography(spec, kind, inp, net, corpus, folder)
         lap("bibliography")
+    if "csv" in formats:
+        csv_written()
+        lap("csv")
     return {"formats": formats, "files": export_names(formats), "edges": held, "reduction": reduction}
 
 
@@ -433,15 +440,17 @@ PHASES: dict[str, Callable[..., dict[str, Any]]] = {
     "layout": run_layout, "export": run_export, "trends": run_trends, "slices": run_slices,
     "report": run_report,
 }
+#: phases that use a second thread when Snakemake gives them one (registry.DEMANDS)
+THREADED = ("network", "export")
 
 
 def run(rule: str, kind: str | None, params: str, inputs: Named, outputs: Named, threads: int = 1) -> dict[str, Any]:
     """Check, run and record one job; return its counts. `params` is the rule's canonical JSON; `threads`
-    the job's (Snakemake's `threads`, which its `--cores` may lower): only the network job uses two."""
+    the job's (Snakemake's `threads`, which its `--cores` may lower): only `THREADED` phases use two."""
     spec = json.loads(params)
     checks.check(rule, spec)
     skips = Skips(strict=bool(spec.get("strict", False)))
-    counts = PHASES[rule](spec, kind, inputs, outputs, skips, **({"threads": threads} if rule == "network" else {}))
+    counts = PHASES[rule](spec, kind, inputs, outputs, skips, **({"threads": threads} if rule in THREADED else {}))
     made = [p for p in flat(outputs) if p != outputs["manifest"]]
     write_manifest(outputs["manifest"], f"{rule}:{kind}" if kind else rule, params, flat(inputs), made, counts,
                    skips.as_rows())

@@ -383,3 +383,42 @@ def test_export_job_says_how_many_edges_each_file_holds(networks, sep, tmp_path)
     assert {frozenset(e) for e in graph.edges} == {frozenset(e) for e in zip(strongest.source, strongest.target)}
     assert len(pd.read_csv(out / "edges.csv")) == len(net.edges)
     assert len(parse_vos_network(out / "vosviewer_network.txt")) == 300
+
+
+def test_an_export_job_with_two_threads_writes_the_same_files(networks, sep, tmp_path, monkeypatch):
+    """Two threads: the CSV tables come from a forked process (seen running beside the job); every file
+    and the counts equal one thread's, byte for byte."""
+    import multiprocessing
+
+    from bib2graph.networks import beside
+    from bib2graph.networks.schema import LAYOUT
+    from bib2graph.phases import run_export
+    from bib2graph.skips import Skips
+    from bib2graph.tables import write_table
+
+    net = networks["coupling"]
+    net.write(tmp_path / "net")
+    sep.write(tmp_path / "corpus")
+    xy = _map_of(net)
+    write_table(pd.DataFrame({"node_id": net.nodes["node_id"], "x": xy[:, 0], "y": xy[:, 1]}), LAYOUT,
+                tmp_path / "layout.parquet")
+    spec = {"export": {"formats": ["graphml", "csv", "vosviewer"], "max_edges": 300, "top_edges_per_node": None}}
+    inp = {"metrics": str(tmp_path / "net/metrics.json"), "corpus": [str(tmp_path / "corpus/works.parquet")],
+           "layout": str(tmp_path / "layout.parquet")}
+    seen = []
+    start = beside.beside
+
+    def watched(*works):
+        waits = start(*works)
+        seen.append(len(multiprocessing.active_children()))
+        return waits
+
+    monkeypatch.setattr(beside, "beside", watched)   # run_export imports it when called
+    two = run_export(spec, "coupling", inp, {"manifest": str(tmp_path / "two/manifest.json")}, Skips(), threads=2)
+    monkeypatch.undo()
+    one = run_export(spec, "coupling", inp, {"manifest": str(tmp_path / "one/manifest.json")}, Skips())
+    assert seen == [1] and one == two and multiprocessing.active_children() == []
+    names = sorted(p.name for p in (tmp_path / "one").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "two").iterdir()) and "edges.csv" in names
+    for name in names:
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name

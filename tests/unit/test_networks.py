@@ -696,7 +696,7 @@ def test_jobs_ask_for_memory_from_the_rows_they_read(tmp_path):
     for rows, threads in ((low - 1, 1), (low, 2), (high - 1, 2), (high, 1)):
         pq.write_table(pa.table({"work_id": pa.array(["W1"] * rows, pa.dictionary(pa.int32(), pa.string()))}), refs)
         assert registry.threads("network", [str(refs)]) == threads
-    assert registry.threads("export", [str(refs)]) == 1
+    assert registry.threads("export", [str(refs)]) == 1   # its rows are the edges'
 
 
 def test_large_tables_are_checked_column_wise_as_pandera_checks_them(sep):
