@@ -15,7 +15,7 @@ processes run, each measuring its own peak memory (ru_maxrss):
   PageRank, and a pyarrow write of the edge table (source, target, count, weight); it then writes a seeded
   random layout for the export (a layout is its own job, not timed here);
 * the export job: ``phases.run_export`` with the default ``export`` section (every format, the default
-  reduction for the visual ones) and the rule's threads (two from 1M edges: the CSV tables in a forked
+  reduction for the visual ones) and the rule's threads (two for 1M–20M edges: the CSV tables in a forked
   process), seconds per format and its peak plus its child's.
 
 Each row prints the job's seconds and peak, the floors and their sum, and the ratio

@@ -226,7 +226,8 @@ def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
                 timings: dict[str, float] | None = None, threads: int = 1) -> dict[str, Any]:
     """The network's tables and metrics; drawings (GraphML and the other visual formats) are the export
     job's, with its reduction. `timings` gets seconds per stage (benchmarks/bench_networks.py); `threads`
-    are the job's (the stability runs go beside the seed's clustering when it has two)."""
+    are the job's (with two, eigenvector centrality and the stability runs go beside the seed's clustering
+    and PageRank: networks.pipeline)."""
     from . import networks
     from .networks.timing import stopwatch
 
@@ -304,6 +305,7 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
         export.write_gexf(visual, corpus, folder / "network.gexf", xy)
         held["gexf"] = len(visual.edges)
         lap("gexf")
+
     def write_csv() -> None:   # a table, not a drawing: every edge
         export.write_csv(net, folder / "nodes.csv", folder / "edges.csv")
         write_reading_order(net, folder / "reading_order.csv")

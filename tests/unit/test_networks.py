@@ -697,6 +697,11 @@ def test_jobs_ask_for_memory_from_the_rows_they_read(tmp_path):
         pq.write_table(pa.table({"work_id": pa.array(["W1"] * rows, pa.dictionary(pa.int32(), pa.string()))}), refs)
         assert registry.threads("network", [str(refs)]) == threads
     assert registry.threads("export", [str(refs)]) == 1   # its rows are the edges'
+    edges = tmp_path / "edges.parquet"
+    low, _ = registry.DEMANDS["export"].two_threads_rows
+    for rows, threads in ((low - 1, 1), (low, 2)):
+        pq.write_table(pa.table({"source": pa.array(["W1"] * rows, pa.dictionary(pa.int32(), pa.string()))}), edges)
+        assert registry.threads("export", [str(edges)]) == threads
 
 
 def test_large_tables_are_checked_column_wise_as_pandera_checks_them(sep):
