@@ -140,11 +140,16 @@ def screen(works: pd.DataFrame, terms: pd.DataFrame | None, seeds: pd.DataFrame,
     """The screening table of the pooled `works` (at least the `screen_columns` of `filter_spec`; `terms`
     too when they name any): one verdict per work. Pure, no I/O, so the corpus job can feed it just the
     columns it needs and the tests can feed it whole bundles."""
-    screening = _origins(seeds, candidates, list(works["work_id"]))
-    dupes = _duplicates(works, screening)
-    verdicts = _verdicts(works, terms, filter_spec)
+    origins = _origins(seeds, candidates, list(works["work_id"]))
+    return decide(origins, _duplicates(works, origins), _verdicts(works, terms, filter_spec), decisions)
+
+
+def decide(origins: pd.DataFrame, dupes: dict[str, str], verdicts: dict[str, str],
+           decisions: dict[str, Decision]) -> pd.DataFrame:
+    """The screening table from each work's origin, the works it duplicates, the filter step it fails (the
+    failing ones only) and people's decisions, in the order of verdicts the module docstring gives."""
     dup_col, filt_col, excl_col, dec_col, reason_col, incl_col = [], [], [], [], [], []
-    for work_id in screening["work_id"]:
+    for work_id in origins["work_id"]:
         duplicate_of = dupes.get(work_id)
         verdict = None if duplicate_of else verdicts.get(work_id)
         decision = decisions.get(work_id)
@@ -158,9 +163,8 @@ def screen(works: pd.DataFrame, terms: pd.DataFrame | None, seeds: pd.DataFrame,
         dec_col.append(decision.decision if decision else None)
         reason_col.append(decision.reason if decision else None)
         incl_col.append(included)
-    screening = screening.assign(duplicate_of=dup_col, filter_verdict=filt_col, excluded_by=excl_col,
-                                 decision=dec_col,
-                                 decision_reason=reason_col, included=incl_col)
+    screening = origins.assign(duplicate_of=dup_col, filter_verdict=filt_col, excluded_by=excl_col,
+                               decision=dec_col, decision_reason=reason_col, included=incl_col)
     return conform(screening, SCREENING)
 
 

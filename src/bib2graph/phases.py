@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
-import pyarrow as pa_arrow
-import pyarrow.compute as pa_compute
 
 from . import checks, monitor
 from .atomic import write_json
@@ -29,7 +27,7 @@ from .skips import Skips
 from .sources.records import bundle_from_works
 from .sources.universe import FileUniverse
 from .tables import (AUTHORSHIPS, BUNDLE_TABLES, CANDIDATES, CITED, ORIGINS, SCREENING, SEEDS, SOURCE_REFS, TERMS,
-                     WORKS, Bundle, conform, filter_bundle, read_arrow, read_columns, read_filtered, read_table,
+                     WORKS, Bundle, filter_bundle, read_arrow, read_columns, read_filtered, read_rows, read_table,
                      write_table)
 
 Named = dict[str, Any]
@@ -189,9 +187,7 @@ def _lookup_source(source: dict[str, Any], universe: list[str], work_ids: list[s
     if source["kind"] == "openalex":
         return open_source(source, universe, skips)
     cited = next(p for p in universe if p.endswith("/cited.parquet"))
-    keep = pa_arrow.array(sorted(set(work_ids)), pa_arrow.large_string())
-    refs = read_arrow(cited, filters=pa_compute.field("work_id").isin(keep)).to_pandas()
-    return FileUniverse(read_filtered(_folder(universe), work_ids), conform(refs, SOURCE_REFS))
+    return FileUniverse(read_filtered(_folder(universe), work_ids), read_rows(cited, SOURCE_REFS, work_ids))
 
 
 def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:

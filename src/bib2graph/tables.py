@@ -290,13 +290,23 @@ def read_columns(path: str | os.PathLike[str], schema: pa.DataFrameSchema, colum
     return _checked(read_arrow(path, list(part.columns)).to_pandas(), part, path)
 
 
+def _id_array(work_ids) -> pa_arrow.Array:
+    """Work IDs as the Arrow value set the filters below take (sorted, distinct)."""
+    return pa_arrow.array(sorted(set(work_ids)), pa_arrow.large_string())
+
+
+def read_rows(path: str | os.PathLike[str], schema: pa.DataFrameSchema, work_ids) -> pd.DataFrame:
+    """The rows of one table whose `work_id` is in `work_ids`, filtered while reading (row group by row
+    group) and checked as `read_table` checks: a look-up of a few thousand works in a universe of
+    millions reads only what it keeps."""
+    where = pa_compute.field("work_id").isin(_id_array(work_ids))
+    return _checked(read_arrow(path, filters=where).to_pandas(), schema, path)
+
+
 def read_filtered(folder: str | os.PathLike[str], work_ids) -> "Bundle":
-    """The bundle in `folder` restricted to `work_ids`, rows filtered while reading (row group by row
-    group): a look-up of a few thousand works in a universe of millions reads only what it keeps."""
-    keep = pa_arrow.array(sorted(set(work_ids)), pa_arrow.large_string())
-    where = pa_compute.field("work_id").isin(keep)
-    return Bundle(**{name: _checked(read_arrow(Path(folder) / f"{name}.parquet", filters=where).to_pandas(), schema,
-                                    Path(folder) / f"{name}.parquet")
+    """The bundle in `folder` restricted to `work_ids` (`read_rows` of each table)."""
+    work_ids = list(work_ids)
+    return Bundle(**{name: read_rows(Path(folder) / f"{name}.parquet", schema, work_ids)
                      for name, schema in BUNDLE_TABLES.items()})
 
 
@@ -330,7 +340,7 @@ def filter_table(path_in: str | os.PathLike[str], path_out: str | os.PathLike[st
 def filter_bundle(folder_in: str | os.PathLike[str], folder_out: str | os.PathLike[str], work_ids) -> dict[str, int]:
     """The bundle of `folder_in` restricted to `work_ids`, written to `folder_out` one table at a time
     (the corpus job: the pool's tables never all in memory, never in pandas); rows kept per table."""
-    keep = pa_arrow.array(sorted(set(work_ids)), pa_arrow.large_string())
+    keep = _id_array(work_ids)
     return {name: filter_table(Path(folder_in) / f"{name}.parquet", Path(folder_out) / f"{name}.parquet", schema,
                                keep)
             for name, schema in BUNDLE_TABLES.items()}

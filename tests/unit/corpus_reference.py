@@ -1,7 +1,7 @@
 """The corpus job as it was before it filtered the pool's files in Arrow (pandas for the whole pool,
 screening through a dict per work, the bibliography built whole): the reference the corpus job must
 equal byte for byte (tests/unit/test_corpus_job.py). Copied from bib2graph.corpus and bib2graph.phases
-at 5fe987a; `_origins` and `_duplicates` are unchanged there and imported.
+at 5fe987a; `_origins`, `_duplicates` and the loop of decisions (`decide`) are unchanged there and imported.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from typing import Any
 import pandas as pd
 
 from bib2graph.atomic import write_json
-from bib2graph.corpus import CorpusResult, _duplicates, _origins, prisma
+from bib2graph.corpus import CorpusResult, _duplicates, _origins, decide, prisma
 from bib2graph.curation import Decision
 from bib2graph.curation import read as read_decisions
 from bib2graph.expressions import compile_expression, normalize_text
 from bib2graph.export.bibliography import entries, write_bibliography
 from bib2graph.sources.records import CONSTANT_TOPICS
-from bib2graph.tables import CANDIDATES, SCREENING, SEEDS, Bundle, conform, read_table, write_table
+from bib2graph.tables import CANDIDATES, SCREENING, SEEDS, Bundle, read_table, write_table
 
 
 def _texts(pool: Bundle) -> dict[str, str]:
@@ -77,31 +77,12 @@ def build_corpus(pool: Bundle, seeds: pd.DataFrame, candidates: pd.DataFrame,
                  decisions: dict[str, Decision], filter_spec: dict[str, Any]) -> CorpusResult:
     """Screen every pooled work and keep the included ones."""
     pool_ids = list(pool.works["work_id"])
-    screening = _origins(seeds, candidates, pool_ids)
-    dupes = _duplicates(pool.works, screening)
+    origins = _origins(seeds, candidates, pool_ids)
     verdict_of = _screen(pool, filter_spec)
-    dup_col, filt_col, excl_col, dec_col, reason_col, incl_col = [], [], [], [], [], []
-    for work_id in screening["work_id"]:
-        duplicate_of = dupes.get(work_id)
-        verdict = None if duplicate_of else verdict_of(work_id)
-        decision = decisions.get(work_id)
-        if decision is not None and decision.decision == "reject":
-            verdict = verdict or "curation"
-        included = duplicate_of is None and (
-            (decision is not None and decision.decision == "accept") or verdict is None)
-        dup_col.append(duplicate_of)
-        filt_col.append(verdict if verdict != "curation" else None)
-        excl_col.append(None if included else (verdict or "duplicate"))
-        dec_col.append(decision.decision if decision else None)
-        reason_col.append(decision.reason if decision else None)
-        incl_col.append(included)
-    screening = screening.assign(duplicate_of=dup_col, filter_verdict=filt_col, excluded_by=excl_col,
-                                 decision=dec_col,
-                                 decision_reason=reason_col, included=incl_col)
-    screening = conform(screening, SCREENING)
+    verdicts = {w: v for w in pool_ids if (v := verdict_of(w)) is not None}
+    screening = decide(origins, _duplicates(pool.works, origins), verdicts, decisions)
     corpus = pool.subset(screening.loc[screening["included"], "work_id"])
     return CorpusResult(corpus=corpus, screening=screening)
-
 
 
 def run_corpus(spec: dict, inp: dict, out: dict) -> None:

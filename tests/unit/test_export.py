@@ -350,25 +350,31 @@ def test_reduction_keeps_exactly_the_strongest_edges(networks):
     assert keep.all() and not report["reduced"] and report["kept"] == len(edges)
 
 
+def _export_inputs(net, corpus, folder) -> dict:
+    """The export job's inputs in `folder`, as the network, corpus and layout jobs leave them."""
+    from bib2graph.networks.schema import LAYOUT
+    from bib2graph.tables import write_table
+
+    net.write(folder / "net")
+    corpus.write(folder / "corpus")
+    xy = _map_of(net)
+    write_table(pd.DataFrame({"node_id": net.nodes["node_id"], "x": xy[:, 0], "y": xy[:, 1]}), LAYOUT,
+                folder / "layout.parquet")
+    return {"metrics": str(folder / "net/metrics.json"), "corpus": [str(folder / "corpus/works.parquet")],
+            "layout": str(folder / "layout.parquet")}
+
+
 def test_export_job_says_how_many_edges_each_file_holds(networks, sep, tmp_path):
     """The export job, with a reduction: the visual files open in networkx with the counts its manifest
     gives, edges.csv keeps all edges."""
-    from bib2graph.networks.schema import LAYOUT
     from bib2graph.phases import run_export
     from bib2graph.registry import export_names
     from bib2graph.skips import Skips
-    from bib2graph.tables import write_table
 
     net = networks["coupling"]
-    net.write(tmp_path / "net")
-    sep.write(tmp_path / "corpus")
-    xy = _map_of(net)
-    write_table(pd.DataFrame({"node_id": net.nodes["node_id"], "x": xy[:, 0], "y": xy[:, 1]}), LAYOUT,
-                tmp_path / "layout.parquet")
+    inp = _export_inputs(net, sep, tmp_path)
     formats = ["graphml", "gexf", "csv", "pajek", "vosviewer"]
     spec = {"export": {"formats": formats, "max_edges": 300, "top_edges_per_node": None}}
-    inp = {"metrics": str(tmp_path / "net/metrics.json"), "corpus": [str(tmp_path / "corpus/works.parquet")],
-           "layout": str(tmp_path / "layout.parquet")}
     out = tmp_path / "out"
     counts = run_export(spec, "coupling", inp, {"manifest": str(out / "manifest.json")}, Skips())
     assert {p.name for p in out.iterdir()} == set(export_names(formats))
@@ -391,20 +397,12 @@ def test_an_export_job_with_two_threads_writes_the_same_files(networks, sep, tmp
     import multiprocessing
 
     from bib2graph.networks import beside
-    from bib2graph.networks.schema import LAYOUT
     from bib2graph.phases import run_export
     from bib2graph.skips import Skips
-    from bib2graph.tables import write_table
 
     net = networks["coupling"]
-    net.write(tmp_path / "net")
-    sep.write(tmp_path / "corpus")
-    xy = _map_of(net)
-    write_table(pd.DataFrame({"node_id": net.nodes["node_id"], "x": xy[:, 0], "y": xy[:, 1]}), LAYOUT,
-                tmp_path / "layout.parquet")
+    inp = _export_inputs(net, sep, tmp_path)
     spec = {"export": {"formats": ["graphml", "csv", "vosviewer"], "max_edges": 300, "top_edges_per_node": None}}
-    inp = {"metrics": str(tmp_path / "net/metrics.json"), "corpus": [str(tmp_path / "corpus/works.parquet")],
-           "layout": str(tmp_path / "layout.parquet")}
     seen = []
     start = beside.beside
 

@@ -32,7 +32,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..atomic import atomic_path, write_text
+from ..atomic import atomic_path
 from ..tables import AUTHORSHIPS, WORKS, Bundle, conform, empty
 from .common import native
 
@@ -366,14 +366,9 @@ def _csl_item_text(e: Entry) -> str:
     return orjson.dumps(csl_item(e), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode("utf-8")
 
 
-WRITERS = {".bib": to_bibtex, ".ris": to_ris, ".csl.json": to_csl_json}
-
-
 def write_bibliography(items: list[Entry], paths: Iterable[str]) -> None:
     """Write each path (``….bib``, ``….ris``, ``….csl.json``) in the format its name ends with."""
-    for path in paths:
-        suffix = next(s for s in WRITERS if str(path).endswith(s))
-        write_text(path, WRITERS[suffix](items))
+    write_bibliography_chunks([items], paths)
 
 
 def _csl_chunk(items: list[Entry], first: bool) -> str:
