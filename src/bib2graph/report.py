@@ -94,7 +94,7 @@ def versions() -> list[list[str]]:
 def run_date() -> str:
     """The run's date from SOURCE_DATE_EPOCH, or what to read instead (see the module's docstring)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if epoch.isdigit():
+    if epoch.isdecimal():
         return datetime.fromtimestamp(int(epoch), tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return ("not written into the report (no artifact holds a clock): each job's time is in "
             ".snakemake/b2g/stat/<job>.json and results/logs/; set SOURCE_DATE_EPOCH to date a run here")

@@ -349,7 +349,7 @@ def _issued(year: int | None, date: str | None) -> dict | None:
     """``{"date-parts": [[y, m, d]]}`` from the date when it agrees with the year, else ``[[y]]``."""
     if year is None:
         return None
-    parts = [int(p) for p in (date or "").split("-") if p.isdigit()]
+    parts = [int(p) for p in (date or "").split("-") if p.isdecimal()]
     return {"date-parts": [parts if parts and parts[0] == year else [year]]}
 
 

@@ -349,7 +349,7 @@ def _fatal(message: str, **kwargs: Any) -> UpstreamRefused:
 
 
 def _nat_key(work_id: str) -> tuple[int, str]:
-    return (int(work_id[1:]) if work_id[1:].isdigit() else -1, work_id)
+    return (int(work_id[1:]) if work_id[1:].isdecimal() else -1, work_id)
 
 
 # --------------------------------------------------------------------------------------------- client

@@ -16,7 +16,7 @@ from ..ids import short_id
 
 
 def _nat(work_id: str) -> tuple[int, str]:
-    return (int(work_id[1:]) if work_id[1:].isdigit() else -1, work_id)
+    return (int(work_id[1:]) if work_id[1:].isdecimal() else -1, work_id)
 
 
 class OpenAlexGraph:

@@ -190,7 +190,7 @@ def _year(value: str | None) -> int | None:
 
 def _cited_by(text: dict[str, str]) -> int | None:
     """WoS `times-cited`, else Scopus's `note` ("Cited By 5")."""
-    if (times := text.get("times-cited", "").strip()).isdigit():
+    if (times := text.get("times-cited", "").strip()).isdecimal():
         return int(times)
     match = _CITED_BY.search(text.get("note", ""))
     return int(match.group(1)) if match else None
