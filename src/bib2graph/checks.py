@@ -114,12 +114,20 @@ def _slices(params: dict[str, Any]) -> None:
     _time(params)
 
 
+def _screening(params: dict[str, Any]) -> None:
+    """The screening model needs something to look at: text fields, or the network or provenance block."""
+    model = params["screening"]["model"]
+    if not model["text"]["fields"] and not model["network"]["enabled"] and not model["provenance"]["enabled"]:
+        raise _spec_error("screening.model sees nothing: give text.fields or enable network or provenance",
+                          "screening.model")
+
+
 CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "trends": _time, "slices": _slices,
     "cited": _chain, "sources": lambda params: _source({"kind": "files", **params["source"]}),
     "snapshot_part": lambda params: _source(params["source"]),
     "seed": _seed, "chain": _chain, "corpus": _filter, "network": _network,
-    "layout": lambda params: None, "export": lambda params: None, "report": lambda params: None,
+    "layout": lambda params: None, "export": lambda params: None, "report": _screening, "simulate": _screening,
 }
 
 

@@ -177,9 +177,22 @@ def build_corpus(pool: Bundle, seeds: pd.DataFrame, candidates: pd.DataFrame,
     return CorpusResult(corpus=corpus, screening=screening)
 
 
+def people_screening(pool, seeds, decisions: dict[str, Decision], stopping_spec: dict[str, Any]) -> dict[str, Any]:
+    """People's screening of the works to screen (pooled, not seeds) for PRISMA: how many were screened,
+    and where the stopping rule of `stopping_spec` (the spec's `screening.stopping`) first said stop."""
+    from .screening.state import state
+    from .screening.stopping import screened_by_people
+
+    now = state(pool, seeds, decisions)
+    return screened_by_people([label for _, label in now.sequence], now.to_screen,
+                              float(stopping_spec["recall"]), float(stopping_spec["confidence"]))
+
+
 def prisma(seeds: pd.DataFrame, candidates: pd.DataFrame, screening: pd.DataFrame,
-           sources: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+           sources: list[dict[str, Any]] | None = None, people: dict[str, Any] | None = None) -> dict[str, Any]:
     """PRISMA 2020-style counts of one corpus build; every step adds up (checked, not assumed).
+
+    `people` (`people_screening`): the works people screened one by one and the stopping rule's say.
 
     `sources` (a files source): per file the records read and those removed as duplicates of a work
     another record gave (the `sources` job's merge), PRISMA's "records identified from databases" and
@@ -206,6 +219,8 @@ def prisma(seeds: pd.DataFrame, candidates: pd.DataFrame, screening: pd.DataFram
     if sources is not None:
         counts["sources"] = {"files": sources, "records": sum(f["records"] for f in sources),
                              "duplicates_removed": sum(f["duplicates"] for f in sources)}
+    if people is not None:
+        counts["people"] = people
     if total != len(screening) or len(screened) - sum(by_filter.values()) - by_people != included:
         raise RuntimeError(f"PRISMA counts do not add up: {counts}")
     return counts

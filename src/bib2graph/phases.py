@@ -17,7 +17,7 @@ import pandas as pd
 from . import checks, monitor
 from .atomic import write_json
 from .chain import chain
-from .corpus import prisma, screen, screen_columns
+from .corpus import people_screening, prisma, screen, screen_columns
 from .curation import read as read_decisions
 from .ids import short_id
 from .manifest import write_manifest
@@ -201,8 +201,9 @@ def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
     pool = {Path(path).stem: path for path in inp["pool"]}
     works_columns, terms_columns = screen_columns(spec["filter"])
     terms = read_columns(pool["terms"], TERMS, terms_columns) if terms_columns is not None else None
+    decisions = read_decisions(inp["curation"])
     screening = screen(read_columns(pool["works"], WORKS, works_columns), terms, seeds, candidates,
-                       read_decisions(inp["curation"]), spec["filter"])
+                       decisions, spec["filter"])
     del terms
     corpus = _folder(out["tables"])
     filter_bundle(_folder(inp["pool"]), corpus, screening.loc[screening["included"], "work_id"])
@@ -211,11 +212,35 @@ def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
                               out["bibliography"])   # by work ID
     sources = (json.loads(Path(inp["sources"]).read_text(encoding="utf-8"))["counts"]["files"]
                if inp.get("sources") else None)
-    write_json(out["prisma"], prisma(seeds, candidates, screening, sources))
+    people = people_screening(screening["work_id"], seeds["work_id"], decisions, spec["stopping"])
+    write_json(out["prisma"], prisma(seeds, candidates, screening, sources, people))
     return {"pool": len(screening), "included": int(screening["included"].sum()),
             "excluded": {k: int(v) for k, v in screening["excluded_by"].value_counts().sort_index().items()},
             "accepted": int((screening["decision"] == "accept").sum()),
             "rejected": int((screening["decision"] == "reject").sum())}
+
+
+def run_simulate(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    """Screening replayed on the spec's labelled review over the pool (bib2graph.screening.simulation)."""
+    from .progress import counting
+    from .screening.features import read
+    from .screening.simulation import replay_labels
+
+    screening = spec["screening"]
+    pool = {Path(path).stem: path for path in inp["pool"]}
+    features = read(Path(pool["works"]).parent, inp["candidates"], screening["model"])
+    works = read_columns(pool["works"], WORKS, ["work_id", "doi"])
+    dois: dict[str, str] = {}
+    for work_id, doi in zip(works["work_id"], works["doi"]):
+        if isinstance(doi, str):
+            dois.setdefault(doi, work_id)
+    simulation = screening["simulation"]
+    with counting("screening replayed") as seen:
+        summary = replay_labels(features, dois, inp["labels"], screening, simulation["priors"],
+                                simulation["seeds"], out["table"], seen)
+    summary["labels"]["file"] = simulation["labels"]   # as the spec names it: no absolute path in an artifact
+    write_json(out["summary"], summary)
+    return {"runs": len(summary["runs"]), "matched": summary["labels"]["matched"], "mean": summary["mean"]}
 
 
 def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
@@ -362,8 +387,15 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
     for table, edges, layout, m in zip(tables, inp["edges"], inp["layouts"], metrics):
         xy = _positions(layout, table["node_id"])
         maps[m["kind"]] = (table.assign(x=xy[:, 0], y=xy[:, 1]), read_table(edges, EDGES))
+    simulation = None
+    if inp.get("simulation"):
+        from .tables import SIMULATION
+
+        table, summary = sorted(inp["simulation"], key=lambda p: not p.endswith(".parquet"))
+        simulation = (read_table(table, SIMULATION), load(summary))
     write_report(out["html"], spec, manifests, read_table(inp["screening"], SCREENING),
-                 read_table(inp["works"], WORKS), metrics, load(inp["prisma"]), reading, maps, trends, sliced)
+                 read_table(inp["works"], WORKS), metrics, load(inp["prisma"]), reading, maps, trends, sliced,
+                 simulation)
     return {"networks": len(metrics), "sliced": sorted(sliced)}
 
 
@@ -436,7 +468,7 @@ PHASES: dict[str, Callable[..., dict[str, Any]]] = {
     "snapshot_part": run_snapshot_part, "sources": run_sources, "cited": run_cited,
     "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network,
     "layout": run_layout, "export": run_export, "trends": run_trends, "slices": run_slices,
-    "report": run_report,
+    "simulate": run_simulate, "report": run_report,
 }
 #: phases that use a second thread when Snakemake gives them one (registry.DEMANDS)
 THREADED = ("network", "export")

@@ -196,6 +196,18 @@ def _slices_out(_spec):
             "manifest": f"{SLICES}/manifest.json"}
 
 
+SCREENING = "results/screening"
+
+
+def _simulate_out(_spec):
+    return {"table": f"{SCREENING}/simulation.parquet", "summary": f"{SCREENING}/simulation.json",
+            "manifest": f"{SCREENING}/manifest.json"}
+
+
+def _simulate_wanted(spec: dict) -> bool:
+    return bool(spec["screening"]["simulation"]["labels"])
+
+
 def _report_out(_spec):
     return {"html": "results/report/index.html", "manifest": "results/report/manifest.json"}
 
@@ -203,7 +215,7 @@ def _report_out(_spec):
 _TABLES = {"results/seed/seeds.parquet": "seeds", f"{SOURCES}/cited.parquet": "source_refs",
            f"{SOURCES}/origins.parquet": "origins", **{f"{SOURCES}/{name}.parquet": name for name in BUNDLE}, "results/chain/candidates.parquet": "candidates",
            CITED_WORKS: "cited",
-           "results/corpus/screening.parquet": "screening",
+           "results/corpus/screening.parquet": "screening", f"{SCREENING}/simulation.parquet": "simulation",
            **{f"results/{folder}/{name}.parquet": name for folder in ("chain/pool", "corpus") for name in BUNDLE}}
 
 RULES: dict[str, Rule] = {rule.name: rule for rule in (
@@ -219,8 +231,9 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("export", "exports", _export_out, ("export",), per_kind=True),
     Rule("trends", "networks", _trends_out, ("time",), wanted=_time_wanted),
     Rule("slices", "networks", _slices_out, ("time",), per_kind=True, wanted=_time_wanted, kinds=_sliced),
+    Rule("simulate", "report", _simulate_out, ("screening",), wanted=_simulate_wanted),
     Rule("report", "report", _report_out, ("chain", "communities", "export", "filter", "layout", "name", "networks",
-                                           "seed", "source", "time")),
+                                           "screening", "seed", "source", "time")),
 )}
 PHASES = ("seed", "chain", "corpus", "networks", "exports", "report")
 
@@ -316,6 +329,8 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
         return {"pending": [str(pending)] if pending.is_file() else []}
     if rule == "corpus":
         return {"curation": [str(Path(root) / CURATION_FILE)]}
+    if rule == "simulate":
+        return {"labels": paths([spec["screening"]["simulation"]["labels"]])}
     if kind in THESAURUS_KINDS and (rule in ("network", "slices") or (rule == "export" and "bibliography"
                                                           in spec["export"]["formats"])):
         thesaurus = spec["networks"][kind].get("thesaurus")   # the export tags works with their items' clusters
@@ -343,6 +358,10 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
             found["sources"] = f"{SOURCES}/manifest.json"
     elif rule == "cited":
         found["pool"] = list(CITED_POOL)
+    elif rule == "simulate":
+        found.update(pool=[f"results/chain/pool/{name}.parquet" for name in ("works", "terms", "references")],
+                     candidates="results/chain/candidates.parquet")
+        found["labels"] = found["labels"][0]
     elif rule in ("network", "slices"):
         found["corpus"] = bundle("results/corpus")
     elif rule == "trends":
@@ -364,6 +383,8 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
                      layouts=[f"results/layouts/{k}/layout.parquet" for k in kinds(spec)])
         if _universe_source(spec):
             found["sources"] = f"{SOURCES}/manifest.json"
+        if _simulate_wanted(spec):
+            found["simulation"] = [_simulate_out(spec)[k] for k in ("table", "summary")]
         if _time_wanted(spec):
             found["trends"] = flat(_trends_out(spec))
             found["slices"] = [f"{SLICES}/{name}.parquet".format(kind=k) for k in _sliced(spec)
@@ -420,6 +441,8 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
                                "time": {k: time[k] for k in ("range", "slice_years", "alignment")}})
     if rule == "export":   # the bibliography finds a work's items as the network did
         return canonical_json({"export": spec["export"], "network": spec["networks"][kind]})
+    if rule == "corpus":   # PRISMA records where the stopping rule first said stop
+        return canonical_json({"filter": spec["filter"], "stopping": spec["screening"]["stopping"]})
     if rule == "cited":   # the co-citation threshold says which cited works are nodes
         return canonical_json({**{key: spec[key] for key in RULES[rule].spec_keys},
                                "min_citing": spec["networks"]["cocitation"]["min_occurrences"]})

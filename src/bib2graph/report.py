@@ -23,11 +23,21 @@ from .atomic import write_text
 from .svgplot import pyplot as _pyplot
 from .svgplot import svg as _svg
 from .svgplot import table as _table
+from .screening_figures import section as _screening
 from .trend_figures import section as _change_over_time
 
 #: the packages whose versions the report names (the ones that compute or draw something)
 PACKAGES = ("bib2graph", "snakemake", "igraph", "leidenalg", "networkx", "numpy", "scipy", "pandas", "pyarrow",
             "matplotlib")
+
+
+def _people_line(people: dict[str, Any] | None) -> str:
+    """The PRISMA box's line on people's screening: how many were screened and where the rule said stop."""
+    if not people:
+        return ""
+    fired = people.get("rule_fired_after")
+    stop = f"; stopping rule said stop after {fired}" if fired is not None else ""
+    return f"\nby people: {people['screened']} of {people['to_screen']}{stop}"
 
 
 def svg_prisma(counts: dict[str, Any]) -> str:
@@ -36,7 +46,7 @@ def svg_prisma(counts: dict[str, Any]) -> str:
     ident = counts["identified"]
     left = [f"Identified: {ident['total']}\nseeds: {ident['seeds']}" +
             "".join(f"\nchaining round {r['round']}: {r['admitted']}" for r in ident["rounds"]),
-            f"Screened: {counts['screened']}", f"Included: {counts['included']}"]
+            f"Screened: {counts['screened']}" + _people_line(counts.get("people")), f"Included: {counts['included']}"]
     filters = counts["excluded_by_filter"]
     right = [f"Duplicates removed: {counts['duplicates_removed']}",
              "Excluded by filters: " + str(sum(filters.values())) +
@@ -193,9 +203,11 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
            works: pd.DataFrame, metrics: list[dict[str, Any]], prisma: dict[str, Any],
            reading: dict[str, pd.DataFrame], maps: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
            trends: dict[str, pd.DataFrame] | None = None,
-           sliced: dict[str, dict[str, pd.DataFrame]] | None = None) -> str:
+           sliced: dict[str, dict[str, pd.DataFrame]] | None = None,
+           simulation: tuple[pd.DataFrame, dict[str, Any]] | None = None) -> str:
     """The report's HTML; `maps` gives each network's nodes with x and y, and its edges; `trends` and
-    `sliced` the tables of results/trends/ and results/slices/<kind>/ (with `time.enabled`)."""
+    `sliced` the tables of results/trends/ and results/slices/<kind>/ (with `time.enabled`); `simulation`
+    the curves and summary of results/screening/ (with `screening.simulation.labels`)."""
     maps = maps or {}
     seeds, chain = manifests["seeds"]["counts"], manifests["chain"]["counts"]
     corpus = manifests["corpus"]["counts"]
@@ -213,6 +225,7 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
     parts.append("<h3>PRISMA flow</h3>" + svg_prisma(prisma))
     if len(works):
         parts.append(_svg_years(works))
+    parts += _screening(prisma.get("people"), *(simulation or (None, None)))
     parts.append("<h2>Networks</h2>")
     rows = [[m["kind"], m["nodes"], m["edges"], _fmt(m.get("density")), m.get("components"),
              len(m.get("clusters", [])), _fmt(m.get("modularity"))] for m in metrics]
@@ -248,5 +261,7 @@ def write_report(path: str, spec: dict[str, Any], manifests: dict[str, dict], sc
                  reading: dict[str, pd.DataFrame],
                  maps: dict[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
                  trends: dict[str, pd.DataFrame] | None = None,
-                 sliced: dict[str, dict[str, pd.DataFrame]] | None = None) -> None:
-    write_text(path, render(spec, manifests, screening, works, metrics, prisma, reading, maps, trends, sliced))
+                 sliced: dict[str, dict[str, pd.DataFrame]] | None = None,
+                 simulation: tuple[pd.DataFrame, dict[str, Any]] | None = None) -> None:
+    write_text(path, render(spec, manifests, screening, works, metrics, prisma, reading, maps, trends, sliced,
+                            simulation))

@@ -151,6 +151,18 @@ ORIGINS = table_schema("origins", {
     "fields": pa.Column(str),
 }, ["work_id", "file", "record"])
 
+#: Screening replayed on a labelled review (results/screening/simulation.parquet, `b2g simulate`): each
+#: run's order, one row per work screened after the priors; the rule's p-value after that work.
+SIMULATION = table_schema("simulation", {
+    "seed": pa.Column("Int64", pa.Check.ge(0)),
+    "step": pa.Column("Int64", pa.Check.ge(1)),
+    "work_id": TEXT,
+    "label": pa.Column("Int64", pa.Check.isin([0, 1])),
+    "found": pa.Column("Int64", pa.Check.ge(0)),
+    "recall": pa.Column(float, pa.Check.in_range(0, 1)),
+    "p_value": pa.Column(float, pa.Check.in_range(0, 1)),
+}, ["seed", "step"])
+
 BUNDLE_TABLES = {"works": WORKS, "authorships": AUTHORSHIPS, "affiliations": AFFILIATIONS,
                  "references": REFERENCES, "terms": TERMS}
 

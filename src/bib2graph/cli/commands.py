@@ -305,10 +305,36 @@ def evidence(**_params) -> int:
 
 @cli.command()
 @click.option("--limit", "-n", type=int, default=50, show_default=True, help="At most this many works (1-10000).")
+@click.option("--before", metavar="WORK_ID", default=None,
+              help="The queue as it stood just before the decision on this work was recorded (an audit).")
 @common
-@binds(lambda ws, p, on_line: service("queue", "screening_queue")(ws, p["limit"]), reads=True)
+@binds(lambda ws, p, on_line: service("queue", "screening_queue")(ws, p["limit"], p["before"]), reads=True)
 def queue(**_params) -> int:
-    """The works awaiting a decision (not seeds, not decided), with their abstract and why they are here."""
+    """The works awaiting a decision, likely includes first once the model can rank, and whether to stop.
+
+    Ranked by the screening model (spec screening.model) once there is an include and an exclude; each
+    work says why it is here and why it ranks there. The stopping rule's verdict comes with it.
+    """
+
+
+@cli.command()
+@click.option("--labels", metavar="FILE", default=None,
+              help="A labels file (openalex_id or doi, label_included); default: screening.simulation.labels.")
+@click.option("--priors", type=click.IntRange(1, 100), default=None,
+              help="Prior includes and excludes drawn, each (default: screening.simulation.priors).")
+@click.option("--seed", "seeds", type=click.IntRange(min=0), multiple=True,
+              help="One replay per seed, repeatable (default: screening.simulation.seeds).")
+@click.option("--out", metavar="FILE", default=None,
+              help="The curves' Parquet table (default: results/simulations/<labels stem>.parquet).")
+@common
+@binds(lambda ws, p, on_line: service("simulate", "run_simulation")(ws, p["labels"], p["priors"], p["seeds"],
+                                                                    p["out"], on_line), keyed=True, long=True)
+def simulate(**_params) -> int:
+    """Replay screening on a labelled review: WSS@95, recall after 10%, time to discovery, the stopping rule.
+
+    The labelled works the pool holds are screened as the queue would order them, from prior decisions
+    drawn with each seed; the model and the stopping rule are the spec's (screening.model, .stopping).
+    """
 
 
 @cli.command()

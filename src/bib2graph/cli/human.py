@@ -70,6 +70,7 @@ def _status(console: Console, data: dict[str, Any]) -> None:
     counts = data["counts"]
     console.print(" · ".join(f"{k}: {_text(v)}" for k, v in counts.items() if k != "networks"))
     console.print(_networks(counts["networks"]))
+    _stopping(console, data.get("screening"))
 
 
 def _decision(console: Console, data: dict[str, Any]) -> None:
@@ -318,17 +319,55 @@ def _evidence(console: Console, data: dict[str, Any]) -> None:
                            _authors(d["authors"])] for d in docs)))
 
 
+def _why_ranked(why: dict[str, Any] | None) -> str | None:
+    """The model's reasons in a line: the terms that weigh most, the included works it is linked to."""
+    if not why:
+        return None
+    terms = ", ".join(t["term"] for t in why["terms"])
+    linked = "; ".join(f"{link['work_id']}" + (f" ({link['name']})" if link.get("name") else "")
+                       + f": {', '.join(link['how'])}" for link in why["linked_includes"][:3])
+    more = why["linked_includes_total"] - min(len(why["linked_includes"]), 3)
+    return " | ".join(part for part in (f"terms: {terms}" if terms else "",
+                                        f"linked to includes: {linked}" + (f" and {more} more" if more > 0 else "")
+                                        if linked else "") if part) or None
+
+
+def _stopping(console: Console, stop: dict[str, Any] | None) -> None:
+    if stop:
+        style = "green" if stop["stop"] else "yellow"
+        console.print(f"[{style}]{_text(stop['verdict'])}[/] ({_text(stop['method'])}; {stop['screened']} of "
+                      f"{stop['to_screen']} screened, {stop['includes_found']} included; "
+                      f"{stop['heuristic']['excludes_in_a_row']} excluded in a row, for information)")
+
+
 def _queue(console: Console, data: dict[str, Any]) -> None:
     works = data["works"]
-    console.print(f"{data['pending']} work(s) await a decision" + (f"; the first {len(works)}:" if works else ""))
+    console.print(f"{data['pending']} work(s) await a decision" + (f"; the first {len(works)}:" if works else "")
+                  + (f" (as just before the decision on {data['before']})" if data.get("before") else ""))
+    console.print(_text(data["order"]["note"]))
     for w in works:
-        head = Text(f"{w['work_id']}  {w['title'] or '(no title)'}", style="bold", overflow="fold")
+        head = Text(f"{w['rank']}. {w['work_id']}  {w['title'] or '(no title)'}", style="bold", overflow="fold")
         console.print(Panel(Group(head, _pairs([("year", w["year"]), ("venue", w["venue"]),
                                                 ("authors", _authors(w["authors"], 5) or None),
                                                 ("DOI", w["doi"]), ("why here", w["why_here"]),
+                                                ("score", w["score"]), ("why ranked", _why_ranked(w["why_ranked"])),
                                                 ("abstract", (w["abstract"] or "")[:400] or None)]))))
+    _stopping(console, data.get("stopping"))
     if works:
         console.print("decide with `b2g accept ID` or `b2g reject ID --reason TEXT`")
+
+
+def _simulate(console: Console, data: dict[str, Any]) -> None:
+    labels, stop = data["labels"], data["stopping"]
+    console.print(f"replayed {len(data['runs'])} run(s) over {labels['matched']} labelled works ({labels['includes']} "
+                  f"includes) of {_text(labels['file'])}; curves in {_text(data['table'])}")
+    console.print(_table(("seed", "WSS@95", "recall@10%", "ATD", "rule stopped at", "recall there"),
+                         ([r["seed"], r["wss95"], r["recall_at_10"], r["atd"], r["stopped_at"], r["recall_at_stop"]]
+                          for r in data["runs"]), "runs"))
+    mean = data["mean"]
+    console.print(f"mean WSS@95 {mean['wss95']}, recall after 10% {mean['recall_at_10']}, ATD {mean['atd']} works; "
+                  f"{_text(stop['method'])} stopped {stop['stopped']} of {stop['runs']} runs "
+                  f"({stop['stopped_before_the_end']} before the end), recall target met in {stop['target_met']}")
 
 
 def _networks_list(console: Console, data: dict[str, Any]) -> None:
@@ -395,6 +434,7 @@ RENDERERS: dict[str, Callable[[Console, dict[str, Any]], None]] = {
     "inspect": _inspect, "schema": _schema, "validate": _validate, "monitor": _monitor,
     "snapshot": _snapshot, "snapshot list": _snapshot_list, "snapshot diff": _snapshot_diff,
     "snapshot restore": _snapshot_restore, "search": _search, "evidence": _evidence, "queue": _queue,
+    "simulate": _simulate,
     "networks": _networks_list, "network": _network, "slices": _slices, "prisma": _prisma, "curate dump": _curate_dump, "curate apply": _curate_apply,
     **{verb: partial(_phase, verb) for verb in PHASE_FOLDERS},
 }

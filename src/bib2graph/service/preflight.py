@@ -4,8 +4,8 @@ Predictable bad input never starts a job, so it never costs the last good output
 
 - the spec: its schema, then the checks every job of the DAG runs on the very params its rule will
   receive (`checks.check`), so `b2g validate` accepts no spec that a job would refuse;
-- the external inputs: every file outside `results/` that a job reads (source, seed and thesaurus
-  files, `config/curation.tsv`, the monitor's pending works) exists;
+- the external inputs: every file outside `results/` that a job reads (source, seed, thesaurus and
+  labels files, `config/curation.tsv`, the monitor's pending works) exists;
 - their content: each one is read by the reader its job uses, so a broken file is an error naming it
   (and the line) now, and records a reader would skip are warnings now (errors under `strict: true`).
 
@@ -52,6 +52,8 @@ def _named(role: str, spec: dict[str, Any], paths: list[str], root: Path,
         return [(f"networks.{kind}.thesaurus", spec["networks"][kind]["thesaurus"])]
     if role == "source_thesaurus":
         return [("source.thesaurus", spec["source"]["thesaurus"])]
+    if role == "labels":
+        return [("screening.simulation.labels", spec["screening"]["simulation"]["labels"])]
     if role == "partition":   # below the snapshot folder, named as the spec's path leads to it
         from ..sources.snapshot_layout import partition_file
 
@@ -92,6 +94,7 @@ def check_present(ws: Workspace, spec: dict[str, Any]) -> None:
 def _reader(role: str) -> Callable[[ExternalInput, Skips], Any]:
     from ..sources.files import read_jsonl_gz, read_seed_entries
     from ..sources.ingest import read_entries, read_source_folding
+    from ..screening.labels import read as read_labels
     from ..thesaurus import read_thesaurus
 
     return {
@@ -102,6 +105,7 @@ def _reader(role: str) -> Callable[[ExternalInput, Skips], Any]:
         "curation": lambda i, skips: curation.read(i.path),
         "pending": lambda i, skips: monitor.read_pending_file(i.path),
         "partition": lambda i, skips: sum(1 for _ in read_jsonl_gz(i.path, i.name, skips)),
+        "labels": lambda i, skips: read_labels(i.path, set(), {}),
     }[role]
 
 

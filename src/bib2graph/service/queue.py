@@ -1,17 +1,29 @@
-"""`queue`: the works awaiting a person's decision, for screening one at a time.
+"""`queue`: the works awaiting a person's decision, likely includes first, and whether to stop.
 
-The queue is the pooled works that are not seeds and have no decision in `config/curation.tsv`, in the
-order of `b2g curate dump` (work ID), so the GUI, the spreadsheet and `status`'s `pending` count agree.
-Each says why it is here, in words, from its chaining step (`results/chain/candidates.parquet`).
+The queue is the pooled works that are not seeds and have no decision in `config/curation.tsv`. Once
+there is an include (a seed not rejected, or an accepted work) and an exclude (a rejected work), they
+are ranked by the screening model fitted on those decisions (bib2graph.screening; settings in the
+spec's `screening.model`), and each says why it ranks there: the terms that weigh most and the included
+works it is linked to. Before, they come in work ID order, as `b2g curate dump` lists them. Each says
+why it is in the pool, in words, from its chaining step (`results/chain/candidates.parquet`), and the
+answer carries the stopping rule's verdict (`screening.stopping`).
+
+`before`: the queue as it stood just before the decision on that work was recorded (decisions ordered
+by `decided_at`, ties by work ID): the ranking shown then, reproduced from the curation file and the spec.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import curation, query
-from ..errors import UsageError
+from ..errors import DataError, UsageError
 from ..paths import CURATION_FILE
+from ..screening import model
+from . import ranking
+from .preflight import check_spec
 from .result import Result
 from .search import pool_paths
 from .workspace import Workspace
@@ -35,40 +47,86 @@ def why_here(step: dict[str, Any] | None, names: dict[str, str] | None = None) -
             f"score {step['score']:.4g}")
 
 
-def pending_rows(ws: Workspace, limit: int) -> tuple[int, list[dict[str, Any]]]:
-    """(how many works await a decision, the first `limit` of them in work ID order with their record
-    and chaining step); decided works and seeds are left out by DuckDB, so a large pool stays cheap."""
+def records(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
+    """The record and chaining step of each work of `ids`, in that order."""
+    if not ids:
+        return []
     works, authors = pool_paths(ws)
-    results = ws.path("results")
-    seeds, candidates = results / "seed/seeds.parquet", results / "chain/candidates.parquet"
-    decided = sorted(curation.read(ws.path(CURATION_FILE)))
-    waiting = "w.work_id NOT IN (SELECT unnest(?::VARCHAR[]))" + \
-        (" AND w.work_id NOT IN (SELECT work_id FROM read_parquet(?))" if seeds.is_file() else "")
-    where = [decided] + ([str(seeds)] if seeds.is_file() else [])
-    pending = query.rows(f"SELECT count(*) FROM read_parquet(?) w WHERE {waiting}", [works, *where])[0][0]
+    candidates = ws.path("results/chain/candidates.parquet")
     step = ("c.round, c.direction, c.via, c.links, c.score" if candidates.is_file() else
             "NULL AS round, NULL AS direction, NULL AS via, NULL AS links, NULL AS score")
     join = "LEFT JOIN read_parquet(?) c ON c.work_id = w.work_id AND c.admitted" if candidates.is_file() else ""
-    params = [authors, works, *([str(candidates)] if candidates.is_file() else []), *where, limit]
     found = query.records(f"""
         SELECT w.work_id, w.doi, w.title, w.year, w.venue,
                coalesce((SELECT list(a.author_name ORDER BY a.position) FROM read_parquet(?) a
                          WHERE a.work_id = w.work_id), []) AS authors,
                w.abstract, {step}
-        FROM read_parquet(?) w {join} WHERE {waiting} ORDER BY w.work_id LIMIT ?""", params)
-    return pending, found
+        FROM read_parquet(?) w {join} WHERE w.work_id IN (SELECT unnest(?::VARCHAR[]))""",
+        [authors, works, *([str(candidates)] if candidates.is_file() else []), sorted(ids)])
+    by_id = {r["work_id"]: r for r in found}
+    return [by_id[w] for w in ids if w in by_id]
 
 
-def screening_queue(ws: Workspace, limit: int = 50) -> Result:
-    """The first `limit` works awaiting a decision, each with its abstract (when held) and why it is here."""
+def _decisions_before(decisions: dict, work_id: str) -> dict:
+    """The decisions recorded before the one on `work_id` (ordered by decided_at, ties by work ID)."""
+    if work_id not in decisions:
+        raise DataError(f"{work_id} has no recorded decision; `before` names a decided work",
+                        code="UNKNOWN_ID", details={"unknown": [work_id]})
+    order = sorted(decisions, key=lambda w: (decisions[w].decided_at or "", w))
+    return {w: decisions[w] for w in order[:order.index(work_id)]}
+
+
+def _ranked(ws: Workspace, spec: dict, now, pending: list[str]) -> tuple[list[str], dict[str, float], Any]:
+    """The pending works best first, their scores, and the fitted model (None before it can be fitted)."""
+    if not now.trainable:
+        return pending, {}, None
+    settings = spec["screening"]["model"]
+    fitted = ranking.fitted(ws, now, settings)
+    index = fitted.features.index()
+    rows, scores = model.rank(fitted, np.array([index[w] for w in pending], dtype=np.int64))
+    ids = [str(w) for w in fitted.features.work_ids[rows]]
+    return ids, dict(zip(ids, (float(s) for s in scores))), fitted
+
+
+def _order_note(now, fitted) -> dict[str, Any]:
+    if fitted is None:
+        return {"by": "work_id", "includes": len(now.includes), "excludes": len(now.excludes),
+                "note": "in work ID order until there is an include (a seed or an accepted work) and an "
+                        "exclude (a rejected work); then the screening model ranks the queue"}
+    return {"by": "model", "includes": len(now.includes), "excludes": len(now.excludes),
+            "note": "ranked by the screening model fitted on the decisions so far (LinearSVC over text, "
+                    "citation neighbourhood and chaining provenance; spec screening.model), likely includes "
+                    "first; ties by work ID"}
+
+
+def screening_queue(ws: Workspace, limit: int = 50, before: str | None = None) -> Result:
+    """The first `limit` works awaiting a decision, best first once the model can rank them, each with its
+    abstract (when held), why it is here and why it ranks there; and the stopping rule's verdict."""
     if not 1 <= limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {limit}")
-    pending, rows = pending_rows(ws, limit)
-    names = _short_names(ws, {v for r in rows for v in (r["via"] or "").split()[:SHOWN_VIA]})
-    works = [{"work_id": r["work_id"], "doi": r["doi"], "title": r["title"], "year": r["year"],
-              "venue": r["venue"], "authors": [a for a in r["authors"] if a],
-              "abstract": r["abstract"] or None, "why_here": why_here(r, names)} for r in rows]
-    return Result(data={"workspace": ws.describe(), "pending": pending, "works": works},
+    spec = check_spec(ws)
+    decisions = curation.read(ws.path(CURATION_FILE))
+    if before is not None:
+        decisions = _decisions_before(decisions, curation.work_id_of(before) or before)
+    now = ranking.current(ws, decisions)
+    ordered, scores, fitted = _ranked(ws, spec, now, now.waiting)
+    shown = records(ws, ordered[:limit])
+    whys = {r["work_id"]: model.explain(fitted, fitted.features.index()[r["work_id"]])
+            for r in shown} if fitted is not None else {}
+    names = _short_names(ws, {v for r in shown for v in (r["via"] or "").split()[:SHOWN_VIA]}
+                         | {link["work_id"] for why in whys.values() for link in why["linked_includes"]})
+    works = []
+    for position, r in enumerate(shown, 1):
+        why = whys.get(r["work_id"])
+        for link in why["linked_includes"] if why else []:
+            link["name"] = names.get(link["work_id"])
+        works.append({"rank": position, "work_id": r["work_id"], "doi": r["doi"], "title": r["title"],
+                      "year": r["year"], "venue": r["venue"], "authors": [a for a in r["authors"] if a],
+                      "abstract": r["abstract"] or None, "why_here": why_here(r, names),
+                      "score": scores.get(r["work_id"]), "why_ranked": why})
+    stop = now.stop_test(spec["screening"]["stopping"]).describe()
+    return Result(data={"workspace": ws.describe(), "pending": len(now.waiting), "order": _order_note(now, fitted),
+                        "stopping": stop, "before": before, "works": works},
                   warnings=ws.warnings())
 
 

@@ -66,6 +66,19 @@ def _counts(ws: Workspace, kinds: list[str], warnings: list[str]) -> dict[str, A
             "networks": nets}
 
 
+def _screening(ws: Workspace, spec: dict, decisions: dict | None) -> dict[str, Any] | None:
+    """The stopping rule's verdict on people's screening (None before the pool exists or with a broken
+    curation file)."""
+    from . import ranking
+
+    if decisions is None:
+        return None
+    try:
+        return ranking.current(ws, decisions).stop_test(spec["screening"]["stopping"]).describe()
+    except DataError:
+        return None
+
+
 def get_status(ws: Workspace) -> Result:
     spec = check_spec(ws)
     check_present(ws, spec)
@@ -78,7 +91,9 @@ def get_status(ws: Workspace) -> Result:
     stale = [j.job for j in jobs if j.state != "complete"]
     warnings = ws.warnings()
     counts = _counts(ws, registry.kinds(spec), warnings)
+    decisions = _decisions(ws, [])
     return Result(data={"workspace": ws.describe(), "up_to_date": not stale, "phases": phases,
                         "jobs": [j.describe() for j in jobs], "pending_jobs": stale, "counts": counts,
+                        "screening": _screening(ws, spec, decisions),
                         "curation_available": ["accept", "reject"]},
                   warnings=warnings + artifact_warnings(ws, spec))

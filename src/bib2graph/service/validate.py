@@ -16,13 +16,13 @@ from ..manifest import read_manifest
 from ..networks.schema import EDGES, EVIDENCE, LAYOUT, NODES
 from ..paths import SPEC_FILE
 from ..skips import Skips
-from ..tables import BUNDLE_TABLES, CANDIDATES, CITED, ORIGINS, SCREENING, SEEDS, SOURCE_REFS, read_table
+from ..tables import BUNDLE_TABLES, CANDIDATES, CITED, ORIGINS, SCREENING, SEEDS, SIMULATION, SOURCE_REFS, read_table
 from ..temporal.schema import SLICE_TABLES, TREND_TABLES
 from .preflight import check_spec, external_inputs, read_input
 from .result import Result
 from .workspace import Workspace
 
-_SCHEMAS = {"seeds": SEEDS, "candidates": CANDIDATES, "screening": SCREENING, "nodes": NODES, "edges": EDGES,
+_SCHEMAS = {"seeds": SEEDS, "candidates": CANDIDATES, "screening": SCREENING, "simulation": SIMULATION, "nodes": NODES, "edges": EDGES,
             "cited": CITED, "layout": LAYOUT, "source_refs": SOURCE_REFS, "origins": ORIGINS, **BUNDLE_TABLES,
             **TREND_TABLES, **{f"slice_{k}" if k in ("nodes", "edges") else k: v for k, v in SLICE_TABLES.items()}}
 

@@ -1,0 +1,190 @@
+"""What the screening model sees of each pooled work: its text, its place in the citation network and
+how chaining found it. Built from the pool's tables alone, so every ranking is a function of the pool,
+the decisions and the spec.
+
+Three blocks, each a sparse matrix with one row per pooled work (rows in work ID order):
+
+- text: TF-IDF over the `text` fields (title, abstract, and keywords: the names of the work's terms),
+  words and word n-grams up to `ngram_max`, sublinear term frequency, rows of unit length, as ASReview
+  does over title and abstract;
+- network: the work's citation neighbourhood as a bag of work IDs, weighted like text (TF-IDF,
+  sublinear, unit rows): the work itself, every work it references and every pooled work citing it. Two
+  works share a token exactly when one cites the other (its own ID meets the other's reference or
+  citation), when they share a reference (bibliographic coupling) or when a pooled work cites both
+  (co-citation); a linear model over these tokens learns which links go with includes. A token carried
+  by fewer than `network.min_df` works links nothing and is dropped;
+- provenance: how chaining brought the work in (log of its links to the frontier, the inverse of its
+  round, its direction); works chaining did not bring (seeds, a universe taken whole) take the mean of
+  those it did, so the block never tells seeds from candidates.
+
+Each block is scaled by its weight in the spec before the blocks are put side by side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+DIRECTIONS = ("backward", "forward", "both", "monitor")
+PROVENANCE = ("log_links", "inverse_round") + tuple(f"direction_{d}" for d in DIRECTIONS)
+
+
+@dataclass
+class Features:
+    """The blocks of every pooled work, and the citation structure the explanations read."""
+
+    work_ids: np.ndarray                 # sorted; row i of every matrix
+    text: sp.csr_matrix
+    terms: np.ndarray                    # the text block's column names
+    network: sp.csr_matrix
+    provenance: np.ndarray               # dense, n × len(PROVENANCE)
+    cites: sp.csr_matrix                 # n × n: row i cites column j (pooled works only)
+    references: sp.csr_matrix            # n × m: row i references cited work j (pooled or not)
+    settings: dict[str, Any]
+    _matrix: sp.csr_matrix | None = field(default=None, repr=False)
+    _index: dict[str, int] | None = field(default=None, repr=False)
+
+    @property
+    def matrix(self) -> sp.csr_matrix:
+        """The blocks side by side, each scaled by its weight: what the learner is fitted on."""
+        if self._matrix is None:
+            s = self.settings
+            blocks = [self.text]
+            if s["network"]["enabled"]:
+                blocks.append(self.network * float(s["network"]["weight"]))
+            if s["provenance"]["enabled"]:
+                blocks.append(sp.csr_matrix(self.provenance * float(s["provenance"]["weight"])))
+            self._matrix = sp.hstack(blocks, format="csr", dtype=np.float64)
+        return self._matrix
+
+    def index(self) -> dict[str, int]:
+        """work ID → row."""
+        if self._index is None:
+            self._index = {w: i for i, w in enumerate(self.work_ids)}
+        return self._index
+
+    def __len__(self) -> int:
+        return len(self.work_ids)
+
+
+def texts(works: pd.DataFrame, terms: pd.DataFrame | None, fields: list[str]) -> list[str]:
+    """One document per work (in `works` order): its chosen fields joined by blank lines."""
+    names = pd.Series(dtype=object)
+    if "keywords" in fields and terms is not None and len(terms):
+        named = terms[terms["term"].notna() & terms["work_id"].isin(set(works["work_id"]))]
+        named = named.sort_values(["work_id", "field", "term_id"], kind="mergesort")
+        names = named.groupby("work_id", sort=False)["term"].agg("; ".join)
+    parts = []
+    for column in ("title", "abstract"):
+        if column in fields:
+            parts.append(works[column].fillna("").astype(str).to_numpy())
+    if "keywords" in fields:
+        parts.append(works["work_id"].map(names).fillna("").astype(str).to_numpy())
+    if not parts:
+        return [""] * len(works)
+    return ["\n\n".join(chunk) for chunk in zip(*parts)]
+
+
+def _text_block(docs: list[str], s: dict[str, Any]) -> tuple[sp.csr_matrix, np.ndarray]:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    if not any(d.strip() for d in docs):
+        return sp.csr_matrix((len(docs), 0)), np.array([], dtype=object)
+    vectorizer = TfidfVectorizer(ngram_range=(1, int(s["ngram_max"])), sublinear_tf=True,
+                                 min_df=int(s["min_df"]), max_df=float(s["max_df"]) if len(docs) > 1 else 1.0,
+                                 dtype=np.float64)
+    try:
+        matrix = vectorizer.fit_transform(docs)
+    except ValueError:      # every term pruned (a tiny pool): no text to learn from
+        return sp.csr_matrix((len(docs), 0)), np.array([], dtype=object)
+    return matrix.tocsr(), vectorizer.get_feature_names_out().astype(object)
+
+
+def _links(work_ids: np.ndarray, references: pd.DataFrame) -> tuple[sp.csr_matrix, sp.csr_matrix, np.ndarray]:
+    """(cites, references, the cited IDs naming the reference columns): in-pool citations and every
+    reference, as 0/1 matrices."""
+    n = len(work_ids)
+    pool = pd.Index(work_ids)
+    rows = pool.get_indexer(references["work_id"])
+    keep = rows >= 0
+    rows, cited = rows[keep], references["referenced_id"].to_numpy()[keep]
+    codes, uniques = pd.factorize(cited, sort=True)
+    refs = sp.csr_matrix((np.ones(len(rows)), (rows, codes)), shape=(n, len(uniques)))
+    refs.data[:] = 1.0
+    column = pool.get_indexer(uniques)[codes]
+    local = (column >= 0) & (column != rows)
+    cites = sp.csr_matrix((np.ones(int(local.sum())), (rows[local], column[local])), shape=(n, n))
+    cites.data[:] = 1.0
+    return cites, refs, np.asarray(uniques, dtype=object)
+
+
+def _network_block(work_ids: np.ndarray, refs: sp.csr_matrix, cited: np.ndarray, cites: sp.csr_matrix,
+                   min_df: int) -> sp.csr_matrix:
+    """TF-IDF over each work's neighbourhood tokens: itself, what it references, who in the pool cites it.
+    Tokens are work IDs, the pool's and the cited ones in one space, so a pooled work referenced by
+    another meets that work's own token."""
+    from sklearn.feature_extraction.text import TfidfTransformer
+
+    n = len(work_ids)
+    space = pd.Index(np.union1d(work_ids.astype(str), cited.astype(str)))
+    own = sp.csr_matrix((np.ones(n), (np.arange(n), space.get_indexer(work_ids.astype(str)))), shape=(n, len(space)))
+    to_space = sp.csr_matrix((np.ones(len(cited)), (np.arange(len(cited)), space.get_indexer(cited.astype(str)))),
+                             shape=(len(cited), len(space)))
+    counts = (own + refs @ to_space + cites.T.tocsr() @ own).tocsr()
+    df = np.asarray((counts > 0).sum(axis=0)).ravel()
+    counts = counts[:, np.flatnonzero(df >= max(1, min_df))]
+    if counts.shape[1] == 0:
+        return sp.csr_matrix((n, 0))
+    return TfidfTransformer(sublinear_tf=True).fit_transform(counts).tocsr()
+
+
+def _provenance(work_ids: np.ndarray, candidates: pd.DataFrame | None) -> np.ndarray:
+    """The provenance block (see the module docstring), dense."""
+    out = np.zeros((len(work_ids), len(PROVENANCE)))
+    if candidates is None or not len(candidates):
+        return out
+    admitted = candidates[candidates["admitted"]]
+    rows = pd.Index(work_ids).get_indexer(admitted["work_id"])
+    keep = rows >= 0
+    admitted, rows = admitted[keep], rows[keep]
+    if not len(rows):
+        return out
+    values = np.zeros((len(rows), len(PROVENANCE)))
+    values[:, 0] = np.log1p(admitted["links"].to_numpy(dtype=np.float64))
+    values[:, 1] = 1.0 / admitted["round"].to_numpy(dtype=np.float64)
+    for j, direction in enumerate(DIRECTIONS):
+        values[:, 2 + j] = (admitted["direction"].to_numpy() == direction)
+    out[:] = values.mean(axis=0)
+    out[rows] = values
+    return out
+
+
+def build(works: pd.DataFrame, terms: pd.DataFrame | None, references: pd.DataFrame,
+          candidates: pd.DataFrame | None, settings: dict[str, Any]) -> Features:
+    """The features of the pooled `works` (columns work_id, title, abstract) under the spec's
+    `screening.model` `settings`."""
+    works = works.sort_values("work_id", kind="mergesort").reset_index(drop=True)
+    work_ids = works["work_id"].to_numpy(dtype=object)
+    text, names = _text_block(texts(works, terms, settings["text"]["fields"]), settings["text"])
+    cites, refs, cited = _links(work_ids, references)
+    network = (_network_block(work_ids, refs, cited, cites, int(settings["network"]["min_df"]))
+               if settings["network"]["enabled"]
+               else sp.csr_matrix((len(work_ids), 0)))
+    return Features(work_ids, text, names, network, _provenance(work_ids, candidates), cites, refs, settings)
+
+
+def read(pool: str | Path, candidates: str | Path | None, settings: dict[str, Any]) -> Features:
+    """The features of the pool whose tables are in the folder `pool` (results/chain/pool), with the
+    chaining step of each work from `candidates` (None: no provenance)."""
+    from ..tables import CANDIDATES, REFERENCES, TERMS, WORKS, read_columns, read_table
+
+    pool = Path(pool)
+    return build(read_columns(pool / "works.parquet", WORKS, ["work_id", "title", "abstract"]),
+                 read_columns(pool / "terms.parquet", TERMS, ["work_id", "field", "term_id", "term"]),
+                 read_table(pool / "references.parquet", REFERENCES),
+                 read_table(candidates, CANDIDATES) if candidates else None, settings)

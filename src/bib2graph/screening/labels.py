@@ -1,0 +1,72 @@
+"""A labels file: which works a finished review included, to replay its screening (`b2g simulate`).
+
+SYNERGY's labels.csv form: a header naming ``label_included`` and at least one of ``openalex_id``
+(short or URL) and ``doi`` (any form); one row per screened work, its label 1 (included) or 0. Other
+columns (``pmid``, …) are ignored. A row is matched to a pooled work by its OpenAlex ID, else its DOI;
+rows matching no pooled work are counted, not an error (a review's pool may hold part of a record set).
+The file is read strictly: a bad label, a row without an ID, or one work labelled twice differently is a
+DataError (code LABELS_INVALID) naming the file and line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .. import textio
+from ..errors import DataError
+from ..ids import normalize_doi, short_id
+
+ID_COLUMNS = ("openalex_id", "doi")
+MAX_ROWS = 5_000_000
+
+
+@dataclass(frozen=True)
+class Labels:
+    table: pd.DataFrame        # work_id, label: the pooled works labelled, sorted by work ID
+    rows: int                  # data rows read
+    unmatched: int             # rows naming no pooled work
+
+
+def _invalid(path: Path, line: int, message: str) -> DataError:
+    return DataError(f"{path}:{line}: {message}", code="LABELS_INVALID", details={"file": str(path), "line": line})
+
+
+def read(path: str | Path, pool_ids: set[str], doi_to_work: dict[str, str]) -> Labels:
+    """The labels of the pooled works (IDs in `pool_ids`, DOIs in `doi_to_work`)."""
+    path = Path(path)
+    text = textio.read_text(path)
+    reader = csv.reader(io.StringIO(text))
+    header = [cell.strip().lower().lstrip("\ufeff") for cell in next(reader, [])]
+    if "label_included" not in header or not any(c in header for c in ID_COLUMNS):
+        raise _invalid(path, 1, f"the header needs label_included and openalex_id or doi, found {header!r}")
+    at = {name: header.index(name) for name in ("label_included", *ID_COLUMNS) if name in header}
+    labels: dict[str, tuple[int, int]] = {}
+    rows = unmatched = 0
+    for line, cells in enumerate(reader, 2):
+        if not any(c.strip() for c in cells):
+            continue
+        rows += 1
+        if rows > MAX_ROWS:
+            raise _invalid(path, line, f"more than {MAX_ROWS} rows")
+        value = cells[at["label_included"]].strip() if len(cells) > at["label_included"] else ""
+        if value not in ("0", "1"):
+            raise _invalid(path, line, f"label_included is {value!r}; it must be 1 (included) or 0")
+        cell = lambda name: cells[at[name]].strip() if name in at and len(cells) > at[name] else ""  # noqa: E731
+        work_id, doi = short_id(cell("openalex_id")) if cell("openalex_id") else None, normalize_doi(cell("doi"))
+        if not work_id and not doi:
+            raise _invalid(path, line, "no openalex_id or doi on this row")
+        found = work_id if work_id in pool_ids else doi_to_work.get(doi) if doi else None
+        if found is None:
+            unmatched += 1
+            continue
+        if found in labels and labels[found][0] != int(value):
+            raise _invalid(path, line, f"{found} is labelled {labels[found][0]} on line {labels[found][1]} and "
+                                       f"{value} here; keep one")
+        labels.setdefault(found, (int(value), line))
+    table = pd.DataFrame({"work_id": sorted(labels), "label": [labels[w][0] for w in sorted(labels)]})
+    return Labels(table, rows, unmatched)
