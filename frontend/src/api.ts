@@ -197,6 +197,7 @@ export interface SearchHit {
 }
 
 export interface QueueWork {
+  rank: number;
   work_id: string;
   doi: string | null;
   title: string | null;
@@ -205,4 +206,32 @@ export interface QueueWork {
   authors: string[] | string | null;
   abstract: string | null;
   why_here: string | Record<string, unknown> | null;
+  score: number | null;
+  why_ranked: {
+    terms: { term: string; weight: number }[];
+    linked_includes: { work_id: string; name: string | null; how: string[]; strength: number }[];
+    linked_includes_total: number;
+  } | null;
+}
+
+/** The stopping rule's verdict (`b2g queue`, `b2g status`). */
+export interface Stopping {
+  method: string;
+  recall_target: number;
+  confidence: number;
+  screened: number;
+  to_screen: number;
+  includes_found: number;
+  p_value: number;
+  stop: boolean;
+  more_to_screen: number | null;
+  verdict: string;
+  heuristic: { excludes_in_a_row: number; note: string };
+}
+
+export interface QueueAnswer {
+  pending: number;
+  order: { by: "model" | "work_id"; includes: number; excludes: number; note: string };
+  stopping: Stopping;
+  works: QueueWork[];
 }

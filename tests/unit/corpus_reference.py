@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from bib2graph.atomic import write_json
-from bib2graph.corpus import CorpusResult, _duplicates, _origins, decide, prisma
+from bib2graph.corpus import CorpusResult, _duplicates, _origins, decide, people_screening, prisma
 from bib2graph.curation import Decision
 from bib2graph.curation import read as read_decisions
 from bib2graph.expressions import compile_expression, normalize_text
@@ -86,16 +86,18 @@ def build_corpus(pool: Bundle, seeds: pd.DataFrame, candidates: pd.DataFrame,
 
 
 def run_corpus(spec: dict, inp: dict, out: dict) -> None:
-    """The corpus job's outputs as `bib2graph.phases.run_corpus` wrote them at 5fe987a."""
+    """The corpus job's outputs as `bib2graph.phases.run_corpus` wrote them at 5fe987a (PRISMA's `people`,
+    people's screening and the stopping rule, added since)."""
     seeds, candidates = read_table(inp["seeds"], SEEDS), read_table(inp["candidates"], CANDIDATES)
-    result = build_corpus(Bundle.read(Path(inp["pool"][0]).parent), seeds, candidates,
-                          read_decisions(inp["curation"]), spec["filter"])
+    decisions = read_decisions(inp["curation"])
+    result = build_corpus(Bundle.read(Path(inp["pool"][0]).parent), seeds, candidates, decisions, spec["filter"])
     result.corpus.write(Path(out["tables"][0]).parent)
     write_table(result.screening, SCREENING, out["screening"])
     write_bibliography(entries(result.corpus), out["bibliography"])
     sources = (json.loads(Path(inp["sources"]).read_text(encoding="utf-8"))["counts"]["files"]
                if inp.get("sources") else None)
-    write_json(out["prisma"], prisma(seeds, candidates, result.screening, sources))
+    people = people_screening(result.screening["work_id"], seeds["work_id"], decisions, spec["stopping"])
+    write_json(out["prisma"], prisma(seeds, candidates, result.screening, sources, people))
 
 
 def run_cited(spec: dict, inp: dict, out: dict) -> None:

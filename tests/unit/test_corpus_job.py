@@ -24,6 +24,7 @@ from . import corpus_reference as reference
 from .test_corpus import _pool
 
 FILTERS = validate({})["filter"]
+STOPPING = validate({})["screening"]["stopping"]
 NAMES = [*(f"{name}.parquet" for name in BUNDLE_TABLES), "screening.parquet", "prisma.json",
          "bibliography.bib", "bibliography.ris", "bibliography.csl.json"]
 
@@ -55,7 +56,7 @@ def _outputs(folder: Path) -> dict:
 def _same_bytes(tmp_path: Path, pool: Bundle, seeds, cands, filters: dict, decisions=()) -> pd.DataFrame:
     """Run both corpus jobs on the same inputs, assert every output equal byte for byte; the screening."""
     inp = _inputs(tmp_path / "in", pool, seeds, cands, list(decisions))
-    spec = {"filter": {**FILTERS, **filters}}
+    spec = {"filter": {**FILTERS, **filters}, "stopping": STOPPING}
     reference.run_corpus(spec, inp, _outputs(tmp_path / "old"))
     phases.run_corpus(spec, None, inp, _outputs(tmp_path / "new"), Skips())
     for name in NAMES:

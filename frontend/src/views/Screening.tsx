@@ -1,61 +1,74 @@
-/** Screening: the pending candidates one at a time (title, abstract, venue, why it is here), decided
- *  with the keyboard: A accept, R reject (a reason is asked), S skip, U undo.
+/** Screening: the pending candidates one at a time, likely includes first once the model can rank them
+ *  (title, abstract, venue, why it is here and why it ranks there), decided with the keyboard:
+ *  A accept, R reject (a reason is asked), S skip, U undo. After every decision the queue is asked again,
+ *  so the next work is the top of the re-ranked queue; the stopping rule's verdict stays in view.
  *
  *  Undo goes back to the last work seen and withdraws the decision made on it (DELETE
- *  /api/decisions/{id}, as `b2g withdraw`): the work is pending again, as if never decided. */
+ *  /api/decisions/{id}, as `b2g withdraw`): the work is pending again, as if never decided, and shown. */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiFailure, QueueWork, del, get, post } from "../api";
+import { ApiFailure, QueueAnswer, QueueWork, del, get, post } from "../api";
 import { ReasonDialog } from "../components/ReasonDialog";
 import { plain } from "../graph";
 
 type Action = "accept" | "reject" | "skip";
 interface Step { work: QueueWork; action: Action; reason: string }
 
-const QUEUE_PAGE = 200;
+/** Works asked per call: the screen shows one, the "next" list a few; skipped works come on top. */
+const QUEUE_PAGE = 50;
+const NEXT_SHOWN = 8;
 
 export function Screening({ onDecided }: { onDecided: () => void }) {
-  const [queue, setQueue] = useState<QueueWork[] | null>(null);
-  const [pending, setPending] = useState<number | null>(null);
-  /** The position in the queue: works before it were decided or skipped in this session. */
-  const [index, setIndex] = useState(0);
+  const [answer, setAnswer] = useState<QueueAnswer | null>(null);
+  /** Works skipped in this session: passed over until the session ends or an undo brings one back. */
+  const [skipped, setSkipped] = useState<string[]>([]);
+  /** A work shown first whatever the ranking says (the one an undo brought back). */
+  const [pinned, setPinned] = useState<QueueWork | null>(null);
   const [history, setHistory] = useState<Step[]>([]);
-  /** What this session recorded per work (an undo withdraws it). */
-  const [recorded, setRecorded] = useState<Record<string, Step>>({});
   const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
-  useEffect(() => {
-    get<{ pending: number; works: QueueWork[] }>("api/queue", { limit: QUEUE_PAGE }).then((d) => {
-      setQueue(d.works); setPending(d.pending); setIndex(0);
-    }).catch((exc) => setError(exc instanceof ApiFailure ? exc.message : String(exc)));
+  const load = useCallback(async (skips: number) => {
+    const data = await get<QueueAnswer>("api/queue", { limit: QUEUE_PAGE + skips });
+    setAnswer(data);
+    return data;
   }, []);
 
-  const current = queue?.[index] ?? null;
-  const before = current ? recorded[current.work_id] : undefined;
+  useEffect(() => {
+    load(0).catch((exc) => setError(exc instanceof ApiFailure ? exc.message : String(exc)))
+      .finally(() => setBusy(false));
+  }, [load]);
+
+  const waiting = (answer?.works ?? []).filter((w) => !skipped.includes(w.work_id) && w.work_id !== pinned?.work_id);
+  const current = pinned ?? waiting[0] ?? null;
+  const next = (pinned ? waiting : waiting.slice(1)).slice(0, NEXT_SHOWN);
+
+  const fail = (exc: unknown) => setError(exc instanceof ApiFailure ? exc.message : String(exc));
 
   const decide = useCallback(async (action: Action, reason = "") => {
     if (!current || busy) return;
     setError(null);
-    if (action !== "skip") {
+    if (action === "skip") {
+      setSkipped((s) => [...s, current.work_id]);
+      setPinned(null);
+    } else {
       setBusy(true);
       try {
         await post("api/decisions", { decision: action, ids: [current.work_id], reason, by: "gui" });
+        setPinned(null);
+        await load(skipped.length);
+        onDecided();
       } catch (exc) {
-        setError(exc instanceof ApiFailure ? exc.message : String(exc));
-        setBusy(false);
+        fail(exc);
         return;
+      } finally {
+        setBusy(false);
       }
-      setBusy(false);
-      if (!recorded[current.work_id]) setPending((p) => (p === null ? p : p - 1));
-      setRecorded((r) => ({ ...r, [current.work_id]: { work: current, action, reason } }));
-      onDecided();
     }
     setHistory((h) => [...h, { work: current, action, reason }]);
     setNotice(action === "skip" ? `skipped ${current.work_id}` : `${action}ed ${current.work_id}${reason ? ` (${reason})` : ""}`);
-    setIndex((i) => i + 1);
-  }, [current, busy, recorded, onDecided]);
+  }, [current, busy, skipped, load, onDecided]);
 
   /** Back to the last work seen, withdrawing the decision made on it: the work is pending again. */
   const undo = useCallback(async () => {
@@ -63,24 +76,25 @@ export function Screening({ onDecided }: { onDecided: () => void }) {
     if (!last || busy) return;
     setError(null);
     const id = last.work.work_id;
-    if (last.action !== "skip" && recorded[id]) {
+    if (last.action !== "skip") {
       setBusy(true);
       try {
         await del(`api/decisions/${encodeURIComponent(id)}`);
+        await load(skipped.length);
+        onDecided();
       } catch (exc) {
-        setError(exc instanceof ApiFailure ? exc.message : String(exc));
-        setBusy(false);
+        fail(exc);
         return;
+      } finally {
+        setBusy(false);
       }
-      setBusy(false);
-      setRecorded((r) => { const rest = { ...r }; delete rest[id]; return rest; });
-      setPending((p) => (p === null ? p : p + 1));
-      onDecided();
+    } else {
+      setSkipped((s) => s.filter((w) => w !== id));
     }
+    setPinned(last.work);
     setHistory((h) => h.slice(0, -1));
-    setIndex((i) => Math.max(0, i - 1));
     setNotice(last.action === "skip" ? `back to ${id}` : `${id}: ${last.action} withdrawn, pending again`);
-  }, [history, busy, recorded, onDecided]);
+  }, [history, busy, skipped, load, onDecided]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -89,46 +103,85 @@ export function Screening({ onDecided }: { onDecided: () => void }) {
       if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
       const key = e.key.toLowerCase();
       if (key === "a") { e.preventDefault(); void decide("accept"); }
-      else if (key === "r") { e.preventDefault(); if (current) setAsking(true); }
+      else if (key === "r") { e.preventDefault(); if (current && !busy) setAsking(true); }
       else if (key === "s") { e.preventDefault(); void decide("skip"); }
       else if (key === "u") { e.preventDefault(); void undo(); }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [asking, current, decide, undo]);
+  }, [asking, current, busy, decide, undo]);
 
   const authors = (w: QueueWork) => (Array.isArray(w.authors) ? w.authors.join(", ") : w.authors ?? "");
   const why = (w: QueueWork) => (typeof w.why_here === "string" ? w.why_here : JSON.stringify(w.why_here));
+  const order = answer?.order;
+  const stop = answer?.stopping;
 
   return (
-    <section class="screening" aria-labelledby="screening-title" data-testid="screening">
+    <section class="screening" aria-labelledby="screening-title" data-testid="screening" data-busy={busy ? "true" : "false"}>
       <h2 id="screening-title">Screening</h2>
       <p class="muted">
-        <span data-testid="pending-count">{pending ?? "…"}</span> pending
-        {queue && queue.length < (pending ?? 0) ? ` (the first ${queue.length} loaded)` : ""}
+        <span data-testid="pending-count">{answer?.pending ?? "…"}</span> pending
         {" · "}keys: <kbd>A</kbd> accept, <kbd>R</kbd> reject, <kbd>S</kbd> skip, <kbd>U</kbd> undo
       </p>
+      {order && <p class="muted" data-testid="queue-order-by" data-by={order.by}>
+        {order.by === "model" ? `Ranked by the screening model (trained on ${order.includes} includes and ${order.excludes} excludes): likely includes first.`
+                              : "In work ID order: the model ranks the queue once there is an include and an exclude."}</p>}
+      {stop && (
+        <p class={`stopping ${stop.stop ? "go" : "wait"}`} data-testid="stopping" data-stop={stop.stop ? "true" : "false"}
+           title={`${stop.method}; p = ${stop.p_value}`}>
+          <strong>{stop.stop ? "Safe to stop" : "Keep screening"}</strong>: {stop.verdict}
+          <span class="muted"> · {stop.screened} of {stop.to_screen} screened, {stop.includes_found} included ·{" "}
+            {stop.heuristic.excludes_in_a_row} excluded in a row (for information only)</span>
+        </p>
+      )}
       {error && <p class="error" role="alert" data-testid="screening-error">{error}</p>}
       <p class="notice" role="status" aria-live="polite" data-testid="screening-notice">{notice ?? ""}</p>
-      {queue && !current && <p data-testid="queue-empty">Nothing left to screen here. Run the pipeline to update the corpus.</p>}
-      {current && (
-        <article class="candidate" data-testid="candidate" data-id={current.work_id} aria-labelledby="candidate-title">
-          {before && <p class="notice" data-testid="recorded">Recorded: <strong>{before.action}ed</strong>{before.reason ? ` (${before.reason})` : ""}. A new decision replaces it.</p>}
-          <h3 id="candidate-title" data-testid="candidate-title">{current.title ? plain(current.title) : current.work_id}</h3>
-          <p class="muted">{authors(current)}</p>
-          <p>{[current.year, current.venue].filter(Boolean).join(" · ")}
-            {current.doi && <> · <a href={`https://doi.org/${current.doi}`} target="_blank" rel="noreferrer noopener">doi:{current.doi}</a></>}
-            {" · "}<a href={`https://openalex.org/${current.work_id}`} target="_blank" rel="noreferrer noopener">{current.work_id}</a></p>
-          <p class="why" data-testid="why-here"><strong>Why it is here:</strong> {why(current)}</p>
-          <div class="abstract">{current.abstract ?? <span class="muted">No abstract.</span>}</div>
-          <div class="row actions">
-            <button type="button" onClick={() => decide("accept")} disabled={busy} data-testid="accept"><kbd>A</kbd> Accept</button>
-            <button type="button" onClick={() => setAsking(true)} disabled={busy} data-testid="reject"><kbd>R</kbd> Reject…</button>
-            <button type="button" onClick={() => decide("skip")} disabled={busy} data-testid="skip"><kbd>S</kbd> Skip</button>
-            <button type="button" class="ghost" onClick={() => void undo()} disabled={busy || !history.length} data-testid="undo"><kbd>U</kbd> Undo</button>
-          </div>
-        </article>
-      )}
+      {answer && !current && !busy && <p data-testid="queue-empty">Nothing left to screen here. Run the pipeline to update the corpus.</p>}
+      <div class="screen-row">
+        {current && (
+          <article class="candidate" data-testid="candidate" data-id={current.work_id} aria-labelledby="candidate-title">
+            <h3 id="candidate-title" data-testid="candidate-title">{current.title ? plain(current.title) : current.work_id}</h3>
+            <p class="muted">{authors(current)}</p>
+            <p>{[current.year, current.venue].filter(Boolean).join(" · ")}
+              {current.doi && <> · <a href={`https://doi.org/${current.doi}`} target="_blank" rel="noreferrer noopener">doi:{current.doi}</a></>}
+              {" · "}<a href={`https://openalex.org/${current.work_id}`} target="_blank" rel="noreferrer noopener">{current.work_id}</a></p>
+            <p class="why" data-testid="why-here"><strong>Why it is here:</strong> {why(current)}</p>
+            {current.why_ranked && (
+              <div class="why ranked" data-testid="why-ranked">
+                <strong>Why it ranks {current === pinned ? "here" : `#${current.rank}`}:</strong>{" "}
+                {current.why_ranked.terms.length > 0 && <>terms <span data-testid="why-terms">{current.why_ranked.terms.map((t) => (
+                  <span class="term" key={t.term}>{t.term}</span>))}</span></>}
+                {current.why_ranked.linked_includes.length > 0 && (
+                  <ul class="links" data-testid="why-links">
+                    {current.why_ranked.linked_includes.map((l) => (
+                      <li key={l.work_id} data-id={l.work_id}>linked to include {l.name ? `${l.name} (${l.work_id})` : l.work_id}: {l.how.join(", ")}</li>
+                    ))}
+                    {current.why_ranked.linked_includes_total > current.why_ranked.linked_includes.length &&
+                      <li class="muted">and {current.why_ranked.linked_includes_total - current.why_ranked.linked_includes.length} more included works</li>}
+                  </ul>
+                )}
+                {current.why_ranked.terms.length === 0 && current.why_ranked.linked_includes.length === 0 &&
+                  <span class="muted">no term or link speaks for it; it ranks by what speaks against the others</span>}
+              </div>
+            )}
+            <div class="abstract">{current.abstract ?? <span class="muted">No abstract.</span>}</div>
+            <div class="row actions">
+              <button type="button" onClick={() => decide("accept")} disabled={busy} data-testid="accept"><kbd>A</kbd> Accept</button>
+              <button type="button" onClick={() => setAsking(true)} disabled={busy} data-testid="reject"><kbd>R</kbd> Reject…</button>
+              <button type="button" onClick={() => decide("skip")} disabled={busy} data-testid="skip"><kbd>S</kbd> Skip</button>
+              <button type="button" class="ghost" onClick={() => void undo()} disabled={busy || !history.length} data-testid="undo"><kbd>U</kbd> Undo</button>
+            </div>
+          </article>
+        )}
+        {next.length > 0 && (
+          <aside class="next" aria-label="Next in the queue">
+            <h4>Next</h4>
+            <ol data-testid="queue-next">
+              {next.map((w) => <li key={w.work_id} data-id={w.work_id} data-rank={w.rank}>{w.title ? plain(w.title) : w.work_id}</li>)}
+            </ol>
+          </aside>
+        )}
+      </div>
       {asking && current && (
         <ReasonDialog title={current.title ?? current.work_id} onCancel={() => setAsking(false)}
                       onConfirm={(reason) => { setAsking(false); void decide("reject", reason); }} />

@@ -164,11 +164,12 @@ def _reads(app: FastAPI, ws: Workspace) -> None:
         return respond("search", lambda: search_works(ws, q, limit))
 
     @app.get("/api/queue", name="queue")
-    def queue(limit: int = 50) -> Response:
-        """The works awaiting a decision, in screening order (as `b2g queue`)."""
+    def queue(limit: int = 50, before: str | None = None) -> Response:
+        """The works awaiting a decision, ranked by the screening model once it can be fitted, with the
+        stopping rule's verdict (as `b2g queue`)."""
         from ..service.queue import screening_queue
 
-        return respond("queue", lambda: screening_queue(ws, limit))
+        return respond("queue", lambda: screening_queue(ws, limit, before))
 
 
 def _writes(app: FastAPI, ws: Workspace, jobs: RunJobs) -> None:

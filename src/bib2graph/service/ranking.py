@@ -1,9 +1,10 @@
 """The screening model over a workspace: the pool's features, where screening stands, the fitted model.
 
-Features are a function of the pool's tables and the spec's `screening.model`; this process keeps the
-last ones it built (`CACHE` entries), keyed by those files' size and modification time and by the
-settings, so a long-lived adapter (the GUI's API server) re-ranks after a decision without reading the
-pool again. The CLI pays the build on every call.
+What is a function of files alone (the pool's features under the spec's `screening.model`, the pooled
+and seed IDs, the records the queue shows, the checked spec) is kept by this process, keyed by those
+files' size and modification time (and the settings), the last `CACHE` of each kind: a long-lived adapter
+(the GUI's API server) re-ranks after a decision by reading the curation file, fitting and scoring, and
+nothing else. The CLI pays the reads on every call.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .. import curation, query
 from ..atomic import canonical_json
@@ -26,8 +27,23 @@ POOL = "results/chain/pool"
 SEEDS = "results/seed/seeds.parquet"
 CANDIDATES_FILE = "results/chain/candidates.parquet"
 CACHE = 2
-_cache: OrderedDict[tuple, Features] = OrderedDict()
+_cache: dict[str, OrderedDict[tuple, Any]] = {}
 _lock = threading.Lock()
+
+
+def _memo(kind: str, key: tuple, build: Callable[[], Any]) -> Any:
+    """`build()`, or what it gave before for the same `key` (the last CACHE keys of each kind)."""
+    with _lock:
+        found = _cache.setdefault(kind, OrderedDict())
+        if key in found:
+            found.move_to_end(key)
+            return found[key]
+    value = build()
+    with _lock:
+        found[key] = value
+        while len(found) > CACHE:
+            found.popitem(last=False)
+    return value
 
 
 def _pool(ws: Workspace) -> dict[str, Path]:
@@ -51,32 +67,54 @@ def _stamp(path: Path) -> tuple:
 
 
 def features(ws: Workspace, settings: dict[str, Any]) -> Features:
-    """The pool's features under `settings` (the spec's `screening.model`), from this process's cache
-    while the pool's files are unchanged."""
+    """The pool's features under `settings` (the spec's `screening.model`)."""
     files = _pool(ws)
     candidates = ws.path(CANDIDATES_FILE)
     key = (*(_stamp(p) for p in files.values()), _stamp(candidates), canonical_json(settings))
-    with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
-    built = read(files["works"].parent, candidates if candidates.is_file() else None, settings)
-    with _lock:
-        _cache[key] = built
-        while len(_cache) > CACHE:
-            _cache.popitem(last=False)
-    return built
+    return _memo("features", key, lambda: read(files["works"].parent, candidates if candidates.is_file() else None,
+                                               settings))
+
+
+def spec(ws: Workspace) -> dict[str, Any]:
+    """The spec, checked as every job would (preflight.check_spec), while the spec file is unchanged."""
+    from .preflight import check_spec
+
+    return _memo("spec", (str(ws.root), _stamp(ws.spec_path)), lambda: check_spec(ws))
+
+
+def _ids(path: Path) -> set[str]:
+    return _memo("ids", _stamp(path), lambda: query.column(path, "work_id") if path.is_file() else set())
 
 
 def current(ws: Workspace, decisions: dict | None = None) -> State:
     """Where screening stands (screening.state) from the pool, the seeds and the curation file."""
     files = _pool(ws)
-    seeds = ws.path(SEEDS)
-    pool_ids = query.column(files["works"], "work_id")
-    seed_ids = query.column(seeds, "work_id") if seeds.is_file() else set()
     if decisions is None:
         decisions = curation.read(ws.path(CURATION_FILE))
-    return state(pool_ids, seed_ids, decisions)
+    return state(_ids(files["works"]), _ids(ws.path(SEEDS)), decisions)
+
+
+def records(ws: Workspace):
+    """Every pooled work's record as the queue shows it (doi, title, year, venue, abstract, authors in
+    order, first author) and its chaining step (round, direction, via, links, score), by work ID."""
+    files = _pool(ws)
+    authors, candidates = ws.path(f"{POOL}/authorships.parquet"), ws.path(CANDIDATES_FILE)
+
+    def build():
+        step = ("c.round, c.direction, c.via, c.links, c.score" if candidates.is_file() else
+                "NULL AS round, NULL AS direction, NULL AS via, NULL AS links, NULL AS score")
+        join = "LEFT JOIN read_parquet(?) c ON c.work_id = w.work_id AND c.admitted" if candidates.is_file() else ""
+        frame = query.frame(f"""
+            WITH a AS (SELECT work_id, list(author_name ORDER BY position) AS authors,
+                              first(author_name ORDER BY position) FILTER (WHERE author_name IS NOT NULL) AS first_author
+                       FROM read_parquet(?) GROUP BY work_id)
+            SELECT w.work_id, w.doi, w.title, w.year, w.venue, coalesce(a.authors, []) AS authors, a.first_author,
+                   w.abstract, {step}
+            FROM read_parquet(?) w LEFT JOIN a ON a.work_id = w.work_id {join}""",
+            [str(authors), str(files["works"]), *([str(candidates)] if candidates.is_file() else [])])
+        return frame.set_index("work_id", drop=False).sort_index()
+
+    return _memo("records", (_stamp(files["works"]), _stamp(authors), _stamp(candidates)), build)
 
 
 def fitted(ws: Workspace, now: State, settings: dict[str, Any]) -> model.Fitted:
