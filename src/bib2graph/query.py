@@ -25,11 +25,18 @@ def records(sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
     return _run(sql, params, named=True)
 
 
-def _run(sql: str, params: list[Any] | None, named: bool) -> list:
+def arrow(sql: str, params: list[Any] | None = None):
+    """As `rows`, the answer as one pyarrow Table (for a caller that keeps many rows)."""
+    return _run(sql, params, named=None)
+
+
+def _run(sql: str, params: list[Any] | None, named: bool | None) -> Any:
     import duckdb  # imported here: most CLI calls never query
 
     try:
         with duckdb.connect(":memory:") as con:
+            if named is None:
+                return con.sql(sql, params=params or []).fetch_arrow_table()
             cursor = con.execute(sql, params or [])
             found = cursor.fetchall()
             if not named:

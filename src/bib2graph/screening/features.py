@@ -48,6 +48,7 @@ class Features:
     settings: dict[str, Any]
     _matrix: sp.csr_matrix | None = field(default=None, repr=False)
     _index: dict[str, int] | None = field(default=None, repr=False)
+    _cited_by: sp.csr_matrix | None = field(default=None, repr=False)
 
     @property
     def matrix(self) -> sp.csr_matrix:
@@ -61,6 +62,13 @@ class Features:
                 blocks.append(sp.csr_matrix(self.provenance * float(s["provenance"]["weight"])))
             self._matrix = sp.hstack(blocks, format="csr", dtype=np.float64)
         return self._matrix
+
+    @property
+    def cited_by(self) -> sp.csr_matrix:
+        """cites transposed (row i: the pooled works citing i), kept: co-citation reads rows of it."""
+        if self._cited_by is None:
+            self._cited_by = self.cites.T.tocsr()
+        return self._cited_by
 
     def index(self) -> dict[str, int]:
         """work ID → row."""

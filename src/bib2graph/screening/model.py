@@ -46,7 +46,7 @@ class Fitted:
 
     def scores(self, rows: np.ndarray) -> np.ndarray:
         """Decision values of `rows`, rounded (see the module docstring)."""
-        values = self.features.matrix[rows] @ self.coef + self.intercept
+        values = (self.features.matrix @ self.coef)[rows] + self.intercept   # one pass, no copy of the rows
         return np.round(np.asarray(values, dtype=np.float64), DECIMALS)
 
 
@@ -72,7 +72,7 @@ def rank(fitted: Fitted, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(`rows` best first, their scores in that order): by score, ties by work ID."""
     rows = np.asarray(rows, dtype=np.int64)
     scores = fitted.scores(rows)
-    order = np.lexsort((fitted.features.work_ids[rows].astype(str), -scores))
+    order = np.lexsort((rows, -scores))           # rows are in work ID order
     return rows[order], scores[order]
 
 
@@ -85,30 +85,29 @@ def top_terms(fitted: Fitted, row: int, shown: int = SHOWN_TERMS) -> list[dict[s
         return []
     weight = fitted.coef[: text.shape[1]][columns]
     contribution = values * weight
-    order = np.lexsort((fitted.features.terms[columns].astype(str), -contribution))
+    order = np.lexsort((columns, -contribution))    # columns are in term order
     return [{"term": str(fitted.features.terms[columns[i]]), "weight": round(float(contribution[i]), 6)}
             for i in order[:shown] if contribution[i] > 0]
 
 
-def _links(fitted: Fitted, row: int) -> dict[str, np.ndarray]:
-    """The work's links to each included work (arrays over `fitted.included`)."""
+def _links(fitted: Fitted, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """Each work of `rows`' links to each included work (arrays |rows| × |included|): it cites it, is
+    cited by it, the references they share, the pooled works citing both."""
     f, inc = fitted.features, fitted.included
-    dense = lambda m: np.asarray(m.todense()).ravel()   # noqa: E731
-    return {"cites": dense(f.cites[row, inc]), "cited_by": dense(f.cites[inc, row].T),
-            "shared": dense(f.references[inc] @ f.references[row].T),
-            "cocited": dense(f.cites[:, inc].T @ f.cites[:, row])}
+    dense = lambda m: np.asarray(m.todense(), dtype=np.float64)   # noqa: E731
+    cited_by = f.cited_by
+    return {"cites": dense(f.cites[rows][:, inc]), "cited_by": dense(f.cites[inc][:, rows].T),
+            "shared": dense(f.references[rows] @ f.references[inc].T),
+            "cocited": dense(cited_by[rows] @ cited_by[inc].T)}
 
 
-def linked_includes(fitted: Fitted, row: int, shown: int = SHOWN_LINKS) -> tuple[list[dict[str, Any]], int]:
-    """(the included works this one is linked to, strongest first: direct citations either way, shared
-    references (coupling), pooled works citing both (co-citation); how many there are in all)."""
-    if not len(fitted.included):
-        return [], 0
-    links = _links(fitted, row)
+def _described(links: dict[str, np.ndarray], rows: np.ndarray, ids: np.ndarray,
+               shown: int) -> tuple[list[dict[str, Any]], int]:
+    """One work's links (arrays over the includes at `rows`, named `ids`) strongest first, and how many
+    includes it is linked to."""
     strength = sum(links.values())
     found = np.flatnonzero(strength > 0)
-    ids = fitted.features.work_ids[fitted.included]
-    order = found[np.lexsort((ids[found].astype(str), -strength[found]))]
+    order = found[np.lexsort((rows[found], -strength[found]))]     # rows are in work ID order
     out = []
     for j in order[:shown]:
         how = (["cites it"] if links["cites"][j] else []) + (["is cited by it"] if links["cited_by"][j] else [])
@@ -118,7 +117,20 @@ def linked_includes(fitted: Fitted, row: int, shown: int = SHOWN_LINKS) -> tuple
     return out, len(found)
 
 
-def explain(fitted: Fitted, row: int) -> dict[str, Any]:
-    """Why the work at `row` ranks where it does."""
-    linked, total = linked_includes(fitted, row)
-    return {"terms": top_terms(fitted, row), "linked_includes": linked, "linked_includes_total": total}
+def explain(fitted: Fitted, rows: np.ndarray) -> list[dict[str, Any]]:
+    """Why each work of `rows` ranks where it does: the terms that add most to its score, and the
+    included works it is linked to, strongest first (direct citations either way, shared references
+    (coupling), pooled works citing both (co-citation)), with how many there are in all."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if not len(rows):
+        return []
+    links = _links(fitted, rows) if len(fitted.included) else None
+    ids = fitted.features.work_ids[fitted.included]
+    out = []
+    for k, row in enumerate(rows):
+        linked, total = (_described({name: m[k] for name, m in links.items()}, fitted.included, ids,
+                                           SHOWN_LINKS)
+                         if links is not None else ([], 0))
+        out.append({"terms": top_terms(fitted, int(row)), "linked_includes": linked,
+                    "linked_includes_total": total})
+    return out

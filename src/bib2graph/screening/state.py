@@ -33,15 +33,27 @@ class State:
                              float(stopping_spec["recall"]), float(stopping_spec["confidence"]))
 
 
+class ToScreen:
+    """The pool and its seeds, kept: the state after each decision is then one pass over the decisions
+    and the works to screen, with no sort of the pool."""
+
+    def __init__(self, pool: Iterable[str], seeds: Iterable[str]) -> None:
+        self.pool = frozenset(pool)
+        self.seeds = frozenset(seeds) & self.pool
+        self.works = sorted(self.pool - self.seeds)
+
+    def state(self, decisions: dict) -> State:
+        """The state of screening (see the module docstring); `decisions` maps work ID → curation.Decision."""
+        pool, seeds = self.pool, self.seeds
+        decided = {w: d for w, d in decisions.items() if w in pool}
+        rejected = {w for w, d in decided.items() if d.decision == "reject"}
+        includes = sorted((seeds - rejected) | {w for w, d in decided.items() if d.decision == "accept"})
+        screened = sorted(((d.decided_at or "", w, int(d.decision == "accept")) for w, d in decided.items()
+                           if w not in seeds))
+        return State(includes, sorted(rejected), [(w, label) for _, w, label in screened], len(self.works),
+                     [w for w in self.works if w not in decided])
+
+
 def state(pool: Iterable[str], seeds: Iterable[str], decisions: dict) -> State:
     """The state of screening (see the module docstring); `decisions` maps work ID → curation.Decision."""
-    pool, seeds = set(pool), set(seeds) & set(pool)
-    decided = {w: d for w, d in decisions.items() if w in pool}
-    includes = sorted((seeds - {w for w, d in decided.items() if d.decision == "reject"})
-                      | {w for w, d in decided.items() if d.decision == "accept"})
-    excludes = sorted(w for w, d in decided.items() if d.decision == "reject")
-    screened = sorted(((d.decided_at or "", w, int(d.decision == "accept")) for w, d in decided.items()
-                       if w not in seeds))
-    to_screen = pool - seeds
-    return State(includes, excludes, [(w, label) for _, w, label in screened], len(to_screen),
-                 sorted(to_screen - set(decided)))
+    return ToScreen(pool, seeds).state(decisions)

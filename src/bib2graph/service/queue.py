@@ -18,14 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import curation, query
+from .. import curation
 from ..errors import DataError, UsageError
 from ..paths import CURATION_FILE
 from ..screening import model
 from . import ranking
-from .preflight import check_spec
 from .result import Result
-from .search import pool_paths
 from .workspace import Workspace
 
 MAX_LIMIT = 10_000
@@ -48,23 +46,8 @@ def why_here(step: dict[str, Any] | None, names: dict[str, str] | None = None) -
 
 
 def records(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
-    """The record and chaining step of each work of `ids`, in that order."""
-    if not ids:
-        return []
-    works, authors = pool_paths(ws)
-    candidates = ws.path("results/chain/candidates.parquet")
-    step = ("c.round, c.direction, c.via, c.links, c.score" if candidates.is_file() else
-            "NULL AS round, NULL AS direction, NULL AS via, NULL AS links, NULL AS score")
-    join = "LEFT JOIN read_parquet(?) c ON c.work_id = w.work_id AND c.admitted" if candidates.is_file() else ""
-    found = query.records(f"""
-        SELECT w.work_id, w.doi, w.title, w.year, w.venue,
-               coalesce((SELECT list(a.author_name ORDER BY a.position) FROM read_parquet(?) a
-                         WHERE a.work_id = w.work_id), []) AS authors,
-               w.abstract, {step}
-        FROM read_parquet(?) w {join} WHERE w.work_id IN (SELECT unnest(?::VARCHAR[]))""",
-        [authors, works, *([str(candidates)] if candidates.is_file() else []), sorted(ids)])
-    by_id = {r["work_id"]: r for r in found}
-    return [by_id[w] for w in ids if w in by_id]
+    """The record and chaining step of each pooled work of `ids`, in that order."""
+    return ranking.records(ws).get(ids) if ids else []
 
 
 def _decisions_before(decisions: dict, work_id: str) -> dict:
@@ -76,16 +59,17 @@ def _decisions_before(decisions: dict, work_id: str) -> dict:
     return {w: decisions[w] for w in order[:order.index(work_id)]}
 
 
-def _ranked(ws: Workspace, spec: dict, now, pending: list[str]) -> tuple[list[str], dict[str, float], Any]:
-    """The pending works best first, their scores, and the fitted model (None before it can be fitted)."""
+def _ranked(ws: Workspace, spec: dict, now, limit: int) -> tuple[list[str], dict[str, float], Any]:
+    """The first `limit` pending works, best first, their scores, and the fitted model (None before it
+    can be fitted)."""
     if not now.trainable:
-        return pending, {}, None
-    settings = spec["screening"]["model"]
-    fitted = ranking.fitted(ws, now, settings)
+        return now.waiting[:limit], {}, None
+    fitted = ranking.fitted(ws, now, spec["screening"]["model"])
     index = fitted.features.index()
-    rows, scores = model.rank(fitted, np.array([index[w] for w in pending], dtype=np.int64))
-    ids = [str(w) for w in fitted.features.work_ids[rows]]
-    return ids, dict(zip(ids, (float(s) for s in scores))), fitted
+    rows, scores = model.rank(fitted, np.fromiter((index[w] for w in now.waiting), dtype=np.int64,
+                                                  count=len(now.waiting)))
+    ids = fitted.features.work_ids[rows[:limit]].tolist()
+    return ids, dict(zip(ids, scores[:limit].tolist())), fitted
 
 
 def _order_note(now, fitted) -> dict[str, Any]:
@@ -104,15 +88,16 @@ def screening_queue(ws: Workspace, limit: int = 50, before: str | None = None) -
     abstract (when held), why it is here and why it ranks there; and the stopping rule's verdict."""
     if not 1 <= limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {limit}")
-    spec = check_spec(ws)
+    spec = ranking.spec(ws)
     decisions = curation.read(ws.path(CURATION_FILE))
     if before is not None:
         decisions = _decisions_before(decisions, curation.work_id_of(before) or before)
     now = ranking.current(ws, decisions)
-    ordered, scores, fitted = _ranked(ws, spec, now, now.waiting)
-    shown = records(ws, ordered[:limit])
-    whys = {r["work_id"]: model.explain(fitted, fitted.features.index()[r["work_id"]])
-            for r in shown} if fitted is not None else {}
+    ordered, scores, fitted = _ranked(ws, spec, now, limit)
+    shown = records(ws, ordered)
+    whys = (dict(zip((r["work_id"] for r in shown),
+                     model.explain(fitted, [fitted.features.index()[r["work_id"]] for r in shown])))
+            if fitted is not None else {})
     names = _short_names(ws, {v for r in shown for v in (r["via"] or "").split()[:SHOWN_VIA]}
                          | {link["work_id"] for why in whys.values() for link in why["linked_includes"]})
     works = []
@@ -133,19 +118,12 @@ def screening_queue(ws: Workspace, limit: int = 50, before: str | None = None) -
 def _short_names(ws: Workspace, ids: set[str]) -> dict[str, str]:
     """"Surname year" of the pooled works among `ids` (first author by position), for a reader who
     does not know works by their IDs."""
-    if not ids:
-        return {}
     from ..networks.work_labels import surname
 
-    works, authors = pool_paths(ws)
-    found = query.rows("""
-        SELECT w.work_id, w.year,
-               (SELECT a.author_name FROM read_parquet(?) a WHERE a.work_id = w.work_id AND a.author_name IS NOT NULL
-                ORDER BY a.position LIMIT 1)
-        FROM read_parquet(?) w WHERE w.work_id IN (SELECT unnest(?::VARCHAR[]))""", [authors, works, sorted(ids)])
     names = {}
-    for work_id, year, author in found:
-        short = " ".join(part for part in (surname(author), str(year) if year is not None else "") if part)
+    for r in records(ws, sorted(ids)):
+        short = " ".join(part for part in (surname(r["first_author"]),
+                                           str(r["year"]) if r["year"] is not None else "") if part)
         if short:
-            names[work_id] = short
+            names[r["work_id"]] = short
     return names

@@ -20,7 +20,7 @@ from ..errors import DataError
 from ..paths import CURATION_FILE
 from ..screening import model
 from ..screening.features import Features, read
-from ..screening.state import State, state
+from ..screening.state import State, ToScreen
 from .workspace import Workspace
 
 POOL = "results/chain/pool"
@@ -91,28 +91,41 @@ def current(ws: Workspace, decisions: dict | None = None) -> State:
     files = _pool(ws)
     if decisions is None:
         decisions = curation.read(ws.path(CURATION_FILE))
-    return state(_ids(files["works"]), _ids(ws.path(SEEDS)), decisions)
+    pool, seeds = files["works"], ws.path(SEEDS)
+    return _memo("to_screen", (_stamp(pool), _stamp(seeds)),
+                 lambda: ToScreen(_ids(pool), _ids(seeds))).state(decisions)
 
 
-def records(ws: Workspace):
+class Records:
+    """The pooled works' records as the queue shows them, looked up by work ID."""
+
+    def __init__(self, table) -> None:
+        self.table = table.combine_chunks()   # one chunk: a take is one gather, not one per chunk
+        self.row = {w: i for i, w in enumerate(table.column("work_id").to_pylist())}
+
+    def get(self, ids: list[str]) -> list[dict[str, Any]]:
+        """The records of the pooled works among `ids`, in that order."""
+        return self.table.take([self.row[w] for w in ids if w in self.row]).to_pylist()
+
+
+def records(ws: Workspace) -> Records:
     """Every pooled work's record as the queue shows it (doi, title, year, venue, abstract, authors in
-    order, first author) and its chaining step (round, direction, via, links, score), by work ID."""
+    order, first author) and its chaining step (round, direction, via, links, score)."""
     files = _pool(ws)
     authors, candidates = ws.path(f"{POOL}/authorships.parquet"), ws.path(CANDIDATES_FILE)
 
-    def build():
+    def build() -> Records:
         step = ("c.round, c.direction, c.via, c.links, c.score" if candidates.is_file() else
                 "NULL AS round, NULL AS direction, NULL AS via, NULL AS links, NULL AS score")
         join = "LEFT JOIN read_parquet(?) c ON c.work_id = w.work_id AND c.admitted" if candidates.is_file() else ""
-        frame = query.frame(f"""
+        return Records(query.arrow(f"""
             WITH a AS (SELECT work_id, list(author_name ORDER BY position) AS authors,
                               first(author_name ORDER BY position) FILTER (WHERE author_name IS NOT NULL) AS first_author
                        FROM read_parquet(?) GROUP BY work_id)
             SELECT w.work_id, w.doi, w.title, w.year, w.venue, coalesce(a.authors, []) AS authors, a.first_author,
                    w.abstract, {step}
             FROM read_parquet(?) w LEFT JOIN a ON a.work_id = w.work_id {join}""",
-            [str(authors), str(files["works"]), *([str(candidates)] if candidates.is_file() else [])])
-        return frame.set_index("work_id", drop=False).sort_index()
+            [str(authors), str(files["works"]), *([str(candidates)] if candidates.is_file() else [])]))
 
     return _memo("records", (_stamp(files["works"]), _stamp(authors), _stamp(candidates)), build)
 
