@@ -126,7 +126,8 @@ def asreview(python: Path, ws: Path, labels: Path, runs: list[dict]) -> tuple[di
     job = {"title": frame["title"].fillna("").tolist(), "abstract": frame["abstract"].fillna("").tolist(), "labels": y,
            "runs": [{"seed": r["seed"], "priors": sorted(index[w] for w in r["priors"])} for r in runs]}
     start = time.perf_counter()
-    done = subprocess.run([str(python), "-c", ASREVIEW_RUNNER], input=json.dumps(job), capture_output=True, text=True)
+    done = subprocess.run([str(python), "-c", ASREVIEW_RUNNER], input=json.dumps(job), capture_output=True, text=True,
+                          cwd=ws)        # ASReview leaves a cache file where it runs
     seconds = time.perf_counter() - start
     if done.returncode:
         raise SystemExit(f"ASReview failed:\n{done.stderr[-3000:]}")

@@ -32,7 +32,8 @@ REPLAYED = re.compile(r"idempotency key '([^']+)': replayed the result recorded 
                       r"nothing was done again")
 TOOLS = {"status", "validate", "plan", "seed", "chain", "filter", "build", "export", "run", "inspect", "search",
          "accept", "reject", "withdraw", "curate_dump", "curate_apply", "snapshot", "snapshot_list", "snapshot_diff",
-         "snapshot_restore", "monitor", "schema", "networks", "network", "evidence", "queue", "prisma", "slices"}
+         "snapshot_restore", "monitor", "schema", "networks", "network", "evidence", "queue", "prisma", "slices",
+         "simulate"}
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -174,7 +175,11 @@ def _writes(ws: Path, works: list[str]) -> list[tuple[str, dict, list[str]]]:
             ("accept", {"ids": [q[2]]}, ["accept", q[2]]),
             ("withdraw", {"ids": [q[1]]}, ["withdraw", q[1]]),
             ("curate_apply", {"file": str(ws / "review.csv"), "idempotency_key": "apply-1"},
-             ["curate", "apply", "{ws}/review.csv", "--idempotency-key", "apply-1"])]
+             ["curate", "apply", "{ws}/review.csv", "--idempotency-key", "apply-1"]),
+            ("queue", {"limit": 5}, ["queue", "-n", "5"]),          # ranked by the model now
+            ("queue", {"limit": 5, "before": q[2]}, ["queue", "-n", "5", "--before", q[2]]),
+            ("simulate", {"labels": "bundled:synergy/Sep_2021/labels.csv", "seed": [3], "priors": 1},
+             ["simulate", "--labels", "bundled:synergy/Sep_2021/labels.csv", "--seed", "3", "--priors", "1"])]
 
 
 def _sequence(call, root: Path, steps: list) -> list[tuple[str, dict, int]]:

@@ -7,12 +7,14 @@ Three blocks, each a sparse matrix with one row per pooled work (rows in work ID
 - text: TF-IDF over the `text` fields (title, abstract, and keywords: the names of the work's terms),
   words and word n-grams up to `ngram_max`, sublinear term frequency, rows of unit length, as ASReview
   does over title and abstract;
-- network: the work's citation neighbourhood as a bag of work IDs, weighted like text (TF-IDF,
-  sublinear, unit rows): the work itself, every work it references and every pooled work citing it. Two
-  works share a token exactly when one cites the other (its own ID meets the other's reference or
-  citation), when they share a reference (bibliographic coupling) or when a pooled work cites both
-  (co-citation); a linear model over these tokens learns which links go with includes. A token carried
-  by fewer than `network.min_df` works links nothing and is dropped;
+- network: the work's citation neighbourhood in the pool as a bag of pooled works, weighted like text
+  (TF-IDF, sublinear, unit rows): the work itself, the pooled works it references and the pooled works
+  citing it. Two works share a token exactly when one cites the other (its own token meets the other's
+  reference or citation), when they share a pooled reference (bibliographic coupling within the pool) or
+  when a pooled work cites both (co-citation); a linear model over these tokens learns which links go
+  with includes. References to works outside the pool are left out: in reviews whose works do not cite
+  one another they couple includes and excludes alike, and the ranking fell below the text's alone
+  (docs/screening.md). A token carried by fewer than `network.min_df` works links nothing and is dropped;
 - provenance: how chaining brought the work in (log of its links to the frontier, the inverse of its
   round, its direction); works chaining did not bring (seeds, a universe taken whole) take the mean of
   those it did, so the block never tells seeds from candidates.
@@ -113,9 +115,8 @@ def _text_block(docs: list[str], s: dict[str, Any]) -> tuple[sp.csr_matrix, np.n
     return matrix.tocsr(), vectorizer.get_feature_names_out().astype(object)
 
 
-def _links(work_ids: np.ndarray, references: pd.DataFrame) -> tuple[sp.csr_matrix, sp.csr_matrix, np.ndarray]:
-    """(cites, references, the cited IDs naming the reference columns): in-pool citations and every
-    reference, as 0/1 matrices."""
+def _links(work_ids: np.ndarray, references: pd.DataFrame) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """(cites, references): in-pool citations and every reference, as 0/1 matrices."""
     n = len(work_ids)
     pool = pd.Index(work_ids)
     rows = pool.get_indexer(references["work_id"])
@@ -128,22 +129,16 @@ def _links(work_ids: np.ndarray, references: pd.DataFrame) -> tuple[sp.csr_matri
     local = (column >= 0) & (column != rows)
     cites = sp.csr_matrix((np.ones(int(local.sum())), (rows[local], column[local])), shape=(n, n))
     cites.data[:] = 1.0
-    return cites, refs, np.asarray(uniques, dtype=object)
+    return cites, refs
 
 
-def _network_block(work_ids: np.ndarray, refs: sp.csr_matrix, cited: np.ndarray, cites: sp.csr_matrix,
-                   min_df: int) -> sp.csr_matrix:
-    """TF-IDF over each work's neighbourhood tokens: itself, what it references, who in the pool cites it.
-    Tokens are work IDs, the pool's and the cited ones in one space, so a pooled work referenced by
-    another meets that work's own token."""
+def _network_block(cites: sp.csr_matrix, cited_by: sp.csr_matrix, min_df: int) -> sp.csr_matrix:
+    """TF-IDF over each work's neighbourhood in the pool: itself, the pooled works it references and the
+    pooled works citing it (tokens are pooled works, one column each)."""
     from sklearn.feature_extraction.text import TfidfTransformer
 
-    n = len(work_ids)
-    space = pd.Index(np.union1d(work_ids.astype(str), cited.astype(str)))
-    own = sp.csr_matrix((np.ones(n), (np.arange(n), space.get_indexer(work_ids.astype(str)))), shape=(n, len(space)))
-    to_space = sp.csr_matrix((np.ones(len(cited)), (np.arange(len(cited)), space.get_indexer(cited.astype(str)))),
-                             shape=(len(cited), len(space)))
-    counts = (own + refs @ to_space + cites.T.tocsr() @ own).tocsr()
+    n = cites.shape[0]
+    counts = (sp.identity(n, format="csr") + cites + cited_by).tocsr()
     df = np.asarray((counts > 0).sum(axis=0)).ravel()
     counts = counts[:, np.flatnonzero(df >= max(1, min_df))]
     if counts.shape[1] == 0:
@@ -179,11 +174,13 @@ def build(works: pd.DataFrame, terms: pd.DataFrame | None, references: pd.DataFr
     works = works.sort_values("work_id", kind="mergesort").reset_index(drop=True)
     work_ids = works["work_id"].to_numpy(dtype=object)
     text, names = _text_block(texts(works, terms, settings["text"]["fields"]), settings["text"])
-    cites, refs, cited = _links(work_ids, references)
-    network = (_network_block(work_ids, refs, cited, cites, int(settings["network"]["min_df"]))
+    cites, refs = _links(work_ids, references)
+    cited_by = cites.T.tocsr()
+    network = (_network_block(cites, cited_by, int(settings["network"]["min_df"]))
                if settings["network"]["enabled"]
                else sp.csr_matrix((len(work_ids), 0)))
-    return Features(work_ids, text, names, network, _provenance(work_ids, candidates), cites, refs, settings)
+    return Features(work_ids, text, names, network, _provenance(work_ids, candidates), cites, refs, settings,
+                    _cited_by=cited_by)
 
 
 def read(pool: str | Path, candidates: str | Path | None, settings: dict[str, Any]) -> Features:
