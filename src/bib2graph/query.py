@@ -36,7 +36,9 @@ def _run(sql: str, params: list[Any] | None, named: bool | None) -> Any:
     try:
         with duckdb.connect(":memory:") as con:
             if named is None:
-                return con.sql(sql, params=params or []).fetch_arrow_table()
+                relation = con.sql(sql, params=params or [])
+                fetch = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table   # renamed in DuckDB 1.4
+                return fetch()
             cursor = con.execute(sql, params or [])
             found = cursor.fetchall()
             if not named:
