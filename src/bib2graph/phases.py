@@ -237,8 +237,8 @@ def run_simulate(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -
     simulation = screening["simulation"]
     with counting("screening replayed") as seen:
         summary = replay_labels(features, dois, inp["labels"], screening, simulation["priors"],
-                                simulation["seeds"], out["table"], seen)
-    summary["labels"]["file"] = simulation["labels"]   # as the spec names it: no absolute path in an artifact
+                                simulation["seeds"], out["table"], seen,
+                                named=simulation["labels"])   # as the spec names it: no absolute path in an artifact
     write_json(out["summary"], summary)
     return {"runs": len(summary["runs"]), "matched": summary["labels"]["matched"], "mean": summary["mean"]}
 

@@ -71,6 +71,16 @@ class Context:
     snapshots: dict[str, str] = field(default_factory=dict)   # name -> ID of the snapshots made so far
 
 
+def _next_second(ctx: Context) -> None:
+    """Wait for the clock to pass the second the last snapshot was sealed in: snapshots are listed by
+    `sealed_at` (to the second), then ID, so two sealed in one second would list in the other order."""
+    import time
+
+    sealed = max(p.stat().st_mtime for p in (ctx.ws / "results/snapshots").glob("*/manifest.json"))
+    while int(time.time()) <= int(sealed):
+        time.sleep(0.05)
+
+
 def _curation_csv(ctx: Context) -> None:
     (ctx.scratch / "reviewed.csv").write_text(
         f"work_id,decision,reason\n{PENDING[0]},accept,\n{PENDING[1]},reject,off topic\n", encoding="utf-8")
@@ -149,7 +159,7 @@ STEPS: tuple[Step, ...] = (
     Step("export", ("export", "--cores", "1", *WS)),
     Step("run", ("run", "--cores", "1", *WS)),
     Step("snapshot", ("snapshot", "--name", "golden", *WS)),
-    Step("snapshot-again", ("snapshot", "--name", "again", *WS)),
+    Step("snapshot-again", ("snapshot", "--name", "again", *WS), before=_next_second),
     Step("snapshot-list", ("snapshot", "list", *WS)),
     Step("errors/inspect-UNKNOWN_ID", ("inspect", "W1", *WS)),
     Step("errors/network-UNKNOWN_NETWORK", ("network", "nosuchkind", *WS)),

@@ -166,9 +166,10 @@ def summarise(runs: list[Run], recall: float, confidence: float) -> dict[str, An
 
 def replay_labels(features: Features, dois: dict[str, str], labels_path: str | Path, screening: dict[str, Any],
                   priors: int, seeds: list[int], table_path: str | Path,
-                  on_step: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """Replay the review labelled in `labels_path` over the pool of `features` (`dois`: DOI → pooled work)
-    under the spec's `screening` section; write the curves to `table_path`; return the summary."""
+                  on_step: Callable[[int], None] | None = None, named: str | None = None) -> dict[str, Any]:
+    """Replay the review labelled in `labels_path` (`named` so by the user) over the pool of `features`
+    (`dois`: DOI → pooled work) under the spec's `screening` section; write the curves to `table_path`;
+    return the summary."""
     from ..tables import SIMULATION, write_table
     from .labels import read
 
@@ -178,7 +179,7 @@ def replay_labels(features: Features, dois: dict[str, str], labels_path: str | P
                     on_step)
     write_table(curve_table(features, runs), SIMULATION, table_path)
     labelled = found.table["label"]
-    return {"labels": {"file": str(labels_path), "rows": found.rows, "matched": len(labelled),
+    return {"labels": {"file": named or str(labels_path), "rows": found.rows, "matched": len(labelled),
                        "unmatched": found.unmatched, "includes": int(labelled.sum()),
                        "excludes": int(len(labelled) - labelled.sum())},
             "priors": priors, "seeds": list(seeds), **summarise(runs, stop["recall"], stop["confidence"])}

@@ -58,7 +58,7 @@ def run_simulation(ws: Workspace, labels: str | None, priors: int | None, seeds:
     table = _table_path(ws, path, out)
     with counting("screening replayed") as seen:
         summary = replay_labels(features, pool_dois(ranking.pool_file(ws, "works")), path, spec["screening"],
-                                priors, seeds, table, seen)
+                                priors, seeds, table, seen, named=str(named))
     data: dict[str, Any] = {"workspace": ws.describe(), **summary, "table": str(table)}
     return Result(data=data, warnings=ws.warnings() + _warnings(summary))
 
