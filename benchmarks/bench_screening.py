@@ -114,8 +114,7 @@ def asreview_venv(path: Path) -> Path:
 def asreview(python: Path, ws: Path, labels: Path, runs: list[dict]) -> tuple[dict[int, list[int]], float]:
     """ASReview's default on the labelled works the pool holds (row order = work ID order, as ours), from
     the same priors; each seed's label sequence (priors left out), seconds."""
-    from bib2graph.screening.labels import read
-    from bib2graph.service.simulate import pool_dois
+    from bib2graph.screening.labels import pool_dois, read
     from bib2graph.tables import WORKS, read_columns
 
     works = read_columns(ws / "results/chain/pool/works.parquet", WORKS, ["work_id", "doi", "title", "abstract"])
@@ -243,7 +242,7 @@ def part_two(pending: int, repeat: int) -> None:
         cold = time.perf_counter() - start
         print(f"\nre-ranking at {first.data['pending']} pending works ({len(ids)} pooled; {seeds_n} seeds, "
               f"{rejects} rejects); the first call builds the features: {cold:.2f} s")
-        spec_model = __import__("bib2graph.service.preflight", fromlist=["check_spec"]).check_spec(ws)["screening"]["model"]
+        spec_model = ranking.spec(ws)["screening"]["model"]
         features = ranking.features(ws, spec_model)
         index = features.index()
         now = ranking.current(ws)

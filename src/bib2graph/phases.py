@@ -224,19 +224,15 @@ def run_simulate(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -
     """Screening replayed on the spec's labelled review over the pool (bib2graph.screening.simulation)."""
     from .progress import counting
     from .screening.features import read
+    from .screening.labels import pool_dois
     from .screening.simulation import replay_labels
 
     screening = spec["screening"]
     pool = {Path(path).stem: path for path in inp["pool"]}
     features = read(Path(pool["works"]).parent, inp["candidates"], screening["model"])
-    works = read_columns(pool["works"], WORKS, ["work_id", "doi"])
-    dois: dict[str, str] = {}
-    for work_id, doi in zip(works["work_id"], works["doi"]):
-        if isinstance(doi, str):
-            dois.setdefault(doi, work_id)
     simulation = screening["simulation"]
     with counting("screening replayed") as seen:
-        summary = replay_labels(features, dois, inp["labels"], screening, simulation["priors"],
+        summary = replay_labels(features, pool_dois(pool["works"]), inp["labels"], screening, simulation["priors"],
                                 simulation["seeds"], out["table"], seen,
                                 named=simulation["labels"])   # as the spec names it: no absolute path in an artifact
     write_json(out["summary"], summary)

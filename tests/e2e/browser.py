@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from playwright.sync_api import Page, Playwright, expect
+
 from tests.api.conftest import start_gui, stopped_cleanly
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -33,3 +35,20 @@ def gui_server(workspace: Path, stderr: Path) -> Iterator[dict]:
         yield server.envelope["data"]
     finally:
         stopped_cleanly(server, signal.SIGINT)
+
+
+@contextmanager
+def opened(playwright: Playwright, url: str, timeout: int) -> Iterator[tuple[Page, list[str]]]:
+    """Chromium on `url`: the page, whose every wait and `expect` may take `timeout` ms, and the errors
+    its scripts raise (a test ends by asserting there were none); the browser is closed after."""
+    browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+    try:
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.set_default_timeout(timeout)
+        expect.set_options(timeout=timeout)
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(url)
+        yield page, errors
+    finally:
+        browser.close()

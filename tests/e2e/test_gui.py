@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 
 from tests.integration.conftest import keep_networks
 
-from .browser import CHROMIUM_ARGS, chromium_path, gui_server
+from .browser import gui_server, opened
 
 ROOT = Path(__file__).resolve().parents[2]
 KIND = "coupling"          # the network of the corpus works: a rejected work leaves it
@@ -58,14 +58,7 @@ def test_search_explain_reject_run(demo, tmp_path):
     with gui_server(demo, tmp_path / "gui.stderr") as server, sync_playwright() as playwright:
         url = server["url"]
         work = pick_work(url)
-        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.set_default_timeout(STATE_TIMEOUT)
-            expect.set_options(timeout=STATE_TIMEOUT)
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(url)
+        with opened(playwright, url, STATE_TIMEOUT) as (page, errors):
 
             # the overview reads the status: the corpus count before
             corpus = page.get_by_test_id("count-corpus")
@@ -156,5 +149,3 @@ def test_search_explain_reject_run(demo, tmp_path):
             artifacts.mkdir(exist_ok=True)
             shutil.copyfile(shot, artifacts / "gui-map.png")
             assert not errors, errors
-        finally:
-            browser.close()

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 
 from bib2graph import curation
 
-from .browser import CHROMIUM_ARGS, chromium_path, gui_server
+from .browser import gui_server, opened
 from .test_gui import STATE_TIMEOUT, api
 
 LABELS = Path(__file__).resolve().parents[2] / "src/bib2graph/data/synergy/Sep_2021/labels.csv"
@@ -39,14 +39,7 @@ def test_screen_twenty_by_keyboard_and_the_queue_learns(demo, tmp_path):
     truth = labels()
     with gui_server(demo, tmp_path / "gui.stderr") as server, sync_playwright() as playwright:
         url = server["url"]
-        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.set_default_timeout(STATE_TIMEOUT)
-            expect.set_options(timeout=STATE_TIMEOUT)
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(url)
+        with opened(playwright, url, STATE_TIMEOUT) as (page, errors):
             page.get_by_test_id("tab-screening").click()
             candidate, notice = page.get_by_test_id("candidate"), page.get_by_test_id("screening-notice")
             order = page.get_by_test_id("queue-order-by")
@@ -98,5 +91,3 @@ def test_screen_twenty_by_keyboard_and_the_queue_learns(demo, tmp_path):
             assert {w: d.decision for w, d in recorded.items() if d.decided_by == "gui"} == decided
             assert len(decided) == SCREENED
             assert not errors, errors
-        finally:
-            browser.close()

@@ -7,7 +7,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from tests.integration.conftest import copy_workspace
 
-from .browser import CHROMIUM_ARGS, chromium_path, gui_server
+from .browser import gui_server, opened
 from .test_gui import STATE_TIMEOUT, api
 
 KIND = "keywords"
@@ -29,14 +29,7 @@ def test_time_slider_shows_each_slice(timed_demo, tmp_path):
         url = server["url"]
         slices = api(url, f"api/networks/{KIND}/slices")["slices"]
         assert len(slices) >= 3
-        browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.set_default_timeout(STATE_TIMEOUT)
-            expect.set_options(timeout=STATE_TIMEOUT)
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(url)
+        with opened(playwright, url, STATE_TIMEOUT) as (page, errors):
             page.get_by_test_id("tab-map").click()
             page.get_by_test_id("network-select").select_option(KIND)
             stage = page.get_by_test_id("map")
@@ -61,5 +54,3 @@ def test_time_slider_shows_each_slice(timed_demo, tmp_path):
             expect(label).to_have_text("all years")
             assert page.evaluate(SHOWN) == everything
             assert errors == []
-        finally:
-            browser.close()

@@ -47,10 +47,10 @@ class Features:
     provenance: np.ndarray               # dense, n × len(PROVENANCE)
     cites: sp.csr_matrix                 # n × n: row i cites column j (pooled works only)
     references: sp.csr_matrix            # n × m: row i references cited work j (pooled or not)
+    cited_by: sp.csr_matrix              # cites transposed (row i: the pooled works citing i)
     settings: dict[str, Any]
     _matrix: sp.csr_matrix | None = field(default=None, repr=False)
     _index: dict[str, int] | None = field(default=None, repr=False)
-    _cited_by: sp.csr_matrix | None = field(default=None, repr=False)
 
     @property
     def matrix(self) -> sp.csr_matrix:
@@ -64,13 +64,6 @@ class Features:
                 blocks.append(sp.csr_matrix(self.provenance * float(s["provenance"]["weight"])))
             self._matrix = sp.hstack(blocks, format="csr", dtype=np.float64)
         return self._matrix
-
-    @property
-    def cited_by(self) -> sp.csr_matrix:
-        """cites transposed (row i: the pooled works citing i), kept: co-citation reads rows of it."""
-        if self._cited_by is None:
-            self._cited_by = self.cites.T.tocsr()
-        return self._cited_by
 
     def index(self) -> dict[str, int]:
         """work ID → row."""
@@ -179,8 +172,8 @@ def build(works: pd.DataFrame, terms: pd.DataFrame | None, references: pd.DataFr
     network = (_network_block(cites, cited_by, int(settings["network"]["min_df"]))
                if settings["network"]["enabled"]
                else sp.csr_matrix((len(work_ids), 0)))
-    return Features(work_ids, text, names, network, _provenance(work_ids, candidates), cites, refs, settings,
-                    _cited_by=cited_by)
+    return Features(work_ids, text, names, network, _provenance(work_ids, candidates), cites, refs, cited_by,
+                    settings)
 
 
 def read(pool: str | Path, candidates: str | Path | None, settings: dict[str, Any]) -> Features:

@@ -36,6 +36,19 @@ def _invalid(path: Path, line: int, message: str) -> DataError:
     return DataError(f"{path}:{line}: {message}", code="LABELS_INVALID", details={"file": str(path), "line": line})
 
 
+def pool_dois(works: str | Path) -> dict[str, str]:
+    """DOI → pooled work, from the pool's works table (the first by work ID when works share a DOI):
+    where a labels row without an OpenAlex ID finds its work."""
+    from ..tables import WORKS, read_columns
+
+    table = read_columns(works, WORKS, ["work_id", "doi"]).sort_values("work_id", kind="mergesort")
+    found: dict[str, str] = {}
+    for work_id, doi in zip(table["work_id"], table["doi"]):
+        if isinstance(doi, str):
+            found.setdefault(doi, work_id)
+    return found
+
+
 def read(path: str | Path, pool_ids: set[str], doi_to_work: dict[str, str]) -> Labels:
     """The labels of the pooled works (IDs in `pool_ids`, DOIs in `doi_to_work`)."""
     path = Path(path)

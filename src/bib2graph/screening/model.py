@@ -95,10 +95,9 @@ def _links(fitted: Fitted, rows: np.ndarray) -> dict[str, np.ndarray]:
     cited by it, the references they share, the pooled works citing both."""
     f, inc = fitted.features, fitted.included
     dense = lambda m: np.asarray(m.todense(), dtype=np.float64)   # noqa: E731
-    cited_by = f.cited_by
     return {"cites": dense(f.cites[rows][:, inc]), "cited_by": dense(f.cites[inc][:, rows].T),
             "shared": dense(f.references[rows] @ f.references[inc].T),
-            "cocited": dense(cited_by[rows] @ cited_by[inc].T)}
+            "cocited": dense(f.cited_by[rows] @ f.cited_by[inc].T)}
 
 
 def _described(links: dict[str, np.ndarray], rows: np.ndarray, ids: np.ndarray,
@@ -124,13 +123,11 @@ def explain(fitted: Fitted, rows: np.ndarray) -> list[dict[str, Any]]:
     rows = np.asarray(rows, dtype=np.int64)
     if not len(rows):
         return []
-    links = _links(fitted, rows) if len(fitted.included) else None
+    links = _links(fitted, rows)          # a fitted model has at least one include
     ids = fitted.features.work_ids[fitted.included]
     out = []
     for k, row in enumerate(rows):
-        linked, total = (_described({name: m[k] for name, m in links.items()}, fitted.included, ids,
-                                           SHOWN_LINKS)
-                         if links is not None else ([], 0))
+        linked, total = _described({name: m[k] for name, m in links.items()}, fitted.included, ids, SHOWN_LINKS)
         out.append({"terms": top_terms(fitted, int(row)), "linked_includes": linked,
                     "linked_includes_total": total})
     return out

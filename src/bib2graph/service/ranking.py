@@ -82,10 +82,6 @@ def spec(ws: Workspace) -> dict[str, Any]:
     return _memo("spec", (str(ws.root), _stamp(ws.spec_path)), lambda: check_spec(ws))
 
 
-def _ids(path: Path) -> set[str]:
-    return _memo("ids", _stamp(path), lambda: query.column(path, "work_id") if path.is_file() else set())
-
-
 def current(ws: Workspace, decisions: dict | None = None) -> State:
     """Where screening stands (screening.state) from the pool, the seeds and the curation file."""
     files = _pool(ws)
@@ -93,7 +89,8 @@ def current(ws: Workspace, decisions: dict | None = None) -> State:
         decisions = curation.read(ws.path(CURATION_FILE))
     pool, seeds = files["works"], ws.path(SEEDS)
     return _memo("to_screen", (_stamp(pool), _stamp(seeds)),
-                 lambda: ToScreen(_ids(pool), _ids(seeds))).state(decisions)
+                 lambda: ToScreen(query.column(pool, "work_id"),
+                                  query.column(seeds, "work_id") if seeds.is_file() else ())).state(decisions)
 
 
 class Records:

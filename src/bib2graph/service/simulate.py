@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import query
 from ..errors import UsageError
 from ..progress import counting
+from ..screening.labels import pool_dois
 from ..screening.simulation import replay_labels
 from ..spec import resolve_path
 from . import ranking
@@ -22,15 +22,6 @@ from .result import Result
 from .workspace import Workspace
 
 OUT = "results/simulations"
-
-
-def pool_dois(works: Path) -> dict[str, str]:
-    """DOI → pooled work (the first by work ID when works share one)."""
-    found: dict[str, str] = {}
-    for work_id, doi in query.rows("SELECT work_id, doi FROM read_parquet(?) WHERE doi IS NOT NULL ORDER BY work_id",
-                                   [str(works)]):
-        found.setdefault(doi, work_id)
-    return found
 
 
 def _table_path(ws: Workspace, labels: Path, out: str | None) -> Path:
