@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .palette import OTHER_COLOUR, cluster_colour
+
 MAX_NODES = 2000     # the strongest nodes are drawn; a note says so when some are left out
 MAX_EDGES = 1500     # the heaviest edges between drawn nodes
 MAX_LABELS = 25      # label candidates, strongest first; those that would overlap are left out
@@ -19,17 +21,12 @@ FONT_SIZE = 7.0
 DPI = 72             # one pixel is one point, so SVG coordinates are display coordinates
 _LIMIT = 1.08        # axes span [-_LIMIT, _LIMIT]: layouts lie within [-1, 1]
 _PAD = 1.5           # pixels kept free around a label box (its drawn pad is 0.15 × font size ≈ 1 px)
-OTHER_COLOUR = "#bbbbbb"
 NO_YEAR_COLOUR = "#dddddd"
 
 
 def cluster_colours(clusters) -> list[str]:
-    """One colour per node: matplotlib's tab20 for clusters 1..20 (the largest), grey beyond."""
-    from matplotlib import colormaps
-    from matplotlib.colors import to_hex
-
-    palette = [to_hex(c) for c in colormaps["tab20"].colors]
-    return [palette[int(c) - 1] if 1 <= int(c) <= len(palette) else OTHER_COLOUR for c in clusters]
+    """One colour per node: its cluster's (`bib2graph.palette`, as the GUI draws it)."""
+    return [cluster_colour(c) for c in clusters]
 
 
 def drawn(nodes: pd.DataFrame) -> pd.DataFrame:

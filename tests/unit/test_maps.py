@@ -44,7 +44,7 @@ def test_maps_are_byte_stable_and_their_labels_never_overlap():
             A, B = boxes[a], boxes[b]
             assert A[2] <= B[0] or B[2] <= A[0] or A[3] <= B[1] or B[3] <= A[1]
     assert len(re.findall(r"<use ", first)) == len(nodes)
-    assert "#bbbbbb" in first                           # clusters beyond the 20th are grey
+    assert maps.OTHER_COLOUR in first                           # clusters beyond the 20th are grey
 
 
 def test_the_overlay_greys_unknown_years_and_has_a_year_bar():
