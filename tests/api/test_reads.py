@@ -59,6 +59,8 @@ def test_api_and_cli_return_the_same_data_for_every_shared_read(reads, known):
     ("/api/networks/citation", {"edges": -1}, "USAGE_ERROR", 400),
     ("/api/networks/citation", {"edges": "many"}, "USAGE_ERROR", 400),
     ("/api/search", {}, "USAGE_ERROR", 400),
+    ("/api/networks/citation/density", {"metric": "size"}, "USAGE_ERROR", 400),
+    ("/api/networks/nonsense/density", {}, "UNKNOWN_NETWORK", 404),
     ("/api/nothing/here", {}, "NOT_FOUND", 404),
 ])
 def test_errors_are_envelopes_with_the_tables_status(reads, path, query, code, status):
@@ -66,6 +68,27 @@ def test_errors_are_envelopes_with_the_tables_status(reads, path, query, code, s
         response = client.get(path, params=query)
     envelope = body(response)
     assert (envelope["error"]["code"], response.status_code) == (code, status)
+
+
+@pytest.mark.parametrize("metric", ["strength", "pagerank"])
+def test_density_is_the_item_density_of_the_layout_weighted_by_the_metric(reads, metric):
+    """The API's grid equals item_density over the layout's positions and the nodes' metric, read here."""
+    import numpy as np
+    import pandas as pd
+
+    from bib2graph.density import item_density
+
+    with reads.client() as client:
+        data = body(client.get("/api/networks/citation/density", params={"metric": metric}))["data"]
+    layout = pd.read_parquet(reads.root / "results/layouts/citation/layout.parquet")
+    nodes = pd.read_parquet(reads.root / "results/networks/citation/nodes.parquet", columns=["node_id", metric])
+    placed = layout.merge(nodes, on="node_id").sort_values("node_id")
+    expected = item_density(placed["x"], placed["y"], placed[metric])
+    values = np.array(data["values"])
+    assert (data["metric"], data["weighted"], data["nodes"]) == (metric, True, len(placed))
+    assert values.shape == (data["size"], data["size"]) and values.max() == 1.0
+    assert data["extent"] == list(expected.extent) and data["bandwidth"] == expected.bandwidth
+    assert np.array_equal(values, expected.values)
 
 
 def test_the_gui_is_served_at_the_root(reads):

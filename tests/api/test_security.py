@@ -38,8 +38,8 @@ ROUTES = every_route()
 def test_the_app_has_the_documented_endpoints():
     paths = {path for _, path in ROUTES}
     assert {"/api/status", "/api/works/x", "/api/decisions", "/api/run", "/api/run/events", "/api/networks",
-            "/api/networks/x", "/api/networks/x/evidence", "/api/search", "/api/queue", "/api/prisma",
-            "/api/openapi.json", "/"} <= paths
+            "/api/networks/x", "/api/networks/x/evidence", "/api/networks/x/density", "/api/search", "/api/queue",
+            "/api/prisma", "/api/openapi.json", "/"} <= paths
 
 
 def test_every_route_without_the_token_is_401_with_an_envelope(reads):

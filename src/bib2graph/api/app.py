@@ -149,6 +149,14 @@ def _reads(app: FastAPI, ws: Workspace) -> None:
 
         return respond("slices", lambda: slices(ws, kind))
 
+    @app.get("/api/networks/{kind}/density", name="density")
+    def density(kind: str, metric: str = "strength") -> Response:
+        """The map's density view: VOSviewer's item density of the layout, each node weighted by a size
+        metric (API only: no CLI verb draws it)."""
+        from ..service.density_view import density as item_density
+
+        return respond("density", lambda: item_density(ws, kind, metric))
+
     @app.get("/api/networks/{kind}/evidence", name="evidence")
     def evidence(kind: str, source: str, target: str) -> Response:
         """The documents behind one edge: why two nodes are linked (as `b2g evidence`)."""

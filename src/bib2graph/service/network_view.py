@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .. import query, spec as spec_mod
+from .. import palette, query, spec as spec_mod
 from ..errors import DataError, UsageError
 from ..networks.params import KINDS
 from ..paths import SPEC_FILE
@@ -59,10 +59,33 @@ def layout_path(ws: Workspace, kind: str) -> Path:
     return ws.path(f"results/layouts/{kind}/layout.parquet")
 
 
+# The cluster table's fields (docs/networks.md): a metrics.json written before a field existed gives null or [].
+CLUSTER_SCALARS = ("label", "mean_year", "median_year", "internal_weight", "external_weight", "silhouette",
+                   "ranked_by")
+CLUSTER_LISTS = ("terms", "central", "cited", "top_nodes")
+
+
+def _term(term: Any) -> dict[str, Any]:
+    """A label term as {term, score, works}; an older metrics.json lists the bare terms."""
+    if isinstance(term, dict):
+        return {"term": term.get("term"), "score": term.get("score"), "works": term.get("works"), **term}
+    return {"term": str(term), "score": None, "works": None}
+
+
+def cluster_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """One cluster as the network phase recorded it, every field of the table present, with its colour."""
+    number = int(entry["cluster"])
+    out: dict[str, Any] = {**{k: None for k in CLUSTER_SCALARS}, **{k: [] for k in CLUSTER_LISTS}, **entry}
+    for key in CLUSTER_LISTS:
+        out[key] = list(out[key] or [])
+    out.update(cluster=number, size=int(entry["size"]), colour=entry.get("colour") or palette.cluster_colour(number),
+               terms=[_term(t) for t in out["terms"]])
+    return out
+
+
 def cluster_list(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """The clusters of two or more nodes with their labels, as the network phase recorded them."""
-    return [{"cluster": int(c["cluster"]), "size": int(c["size"]), "label": c.get("label")}
-            for c in metrics.get("clusters") or []]
+    """The clusters of two or more nodes with their labels and cluster table, largest first."""
+    return [cluster_entry(c) for c in metrics.get("clusters") or []]
 
 
 def _summary(ws: Workspace, kind: str) -> dict[str, Any]:
