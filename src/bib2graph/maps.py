@@ -1,9 +1,11 @@
-"""Static pictures of a network's map for the report: coloured by cluster, and VOSviewer's overlay
-coloured by mean publication year. SVG made with matplotlib, deterministic (see `svgplot.svg`).
+"""Static pictures of a network's map for the report: coloured by cluster (with its legend's entries),
+VOSviewer's overlay coloured by mean publication year, and VOSviewer's item density view. SVG made with
+matplotlib, deterministic (see `svgplot.svg`).
 
 The SVG is meant to be read back (the tests do): the node marks are the `<use>` elements of the
 groups ``nodes-<k>`` (one per marker size); each label is the group ``label-<k>`` holding its box and its text; the overlay's
-colour bar is the group ``colorbar``.
+colour bar is the group ``colorbar``. The density view's grid is the image ``density``: a PNG of one pixel per
+grid cell (row 0 at the bottom), viridis of the cell's value.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .density import Density, item_density
 from .palette import OTHER_COLOUR, cluster_colour
 
 MAX_NODES = 2000     # the strongest nodes are drawn; a note says so when some are left out
@@ -22,11 +25,27 @@ DPI = 72             # one pixel is one point, so SVG coordinates are display co
 _LIMIT = 1.08        # axes span [-_LIMIT, _LIMIT]: layouts lie within [-1, 1]
 _PAD = 1.5           # pixels kept free around a label box (its drawn pad is 0.15 × font size ≈ 1 px)
 NO_YEAR_COLOUR = "#dddddd"
+DENSITY_WEIGHT = "occurrences"   # the node metric the density view weights by (VOSviewer's default: weight)
 
 
 def cluster_colours(clusters) -> list[str]:
     """One colour per node: its cluster's (`bib2graph.palette`, as the GUI draws it)."""
     return [cluster_colour(c) for c in clusters]
+
+
+def legend(clusters: list[dict]) -> tuple[list[dict], dict | None]:
+    """The map's legend from metrics.json's `clusters`: (cluster, colour, label, size) of each cluster with a
+    colour of its own, and one summary (clusters, size) of those drawn in the shared OTHER_COLOUR, or None:
+    the map cannot tell those apart, so neither does the legend."""
+    own, other = [], []
+    for entry in clusters:
+        colour = entry.get("colour") or cluster_colour(entry.get("cluster"))
+        item = {"cluster": entry.get("cluster"), "colour": colour, "label": entry.get("label") or "",
+                "size": entry.get("size")}
+        (other if colour == OTHER_COLOUR else own).append(item)
+    if not other:
+        return own, None
+    return own, {"clusters": len(other), "size": sum(int(o["size"] or 0) for o in other), "colour": OTHER_COLOUR}
 
 
 def drawn(nodes: pd.DataFrame) -> pd.DataFrame:
@@ -53,11 +72,8 @@ def _sizes(nodes: pd.DataFrame) -> np.ndarray:
     return 6 + 74 * np.round(7 * value / top) / 7
 
 
-def _figure(nodes: pd.DataFrame, edges: pd.DataFrame, colours: list[str]):
-    """A figure with the heaviest edges and the node marks drawn; returns (fig, ax)."""
-    from matplotlib.patches import PathPatch
-    from matplotlib.path import Path
-
+def _axes():
+    """An empty map: square axes over [-_LIMIT, _LIMIT]², no frame; returns (fig, ax)."""
     from .svgplot import pyplot as _pyplot
 
     plt = _pyplot()
@@ -67,6 +83,15 @@ def _figure(nodes: pd.DataFrame, edges: pd.DataFrame, colours: list[str]):
     ax.set_ylim(-_LIMIT, _LIMIT)
     ax.set_aspect("equal")
     ax.set_axis_off()
+    return fig, ax
+
+
+def _figure(nodes: pd.DataFrame, edges: pd.DataFrame, colours: list[str]):
+    """A figure with the heaviest edges and the node marks drawn; returns (fig, ax)."""
+    from matplotlib.patches import PathPatch
+    from matplotlib.path import Path
+
+    fig, ax = _axes()
     at = pd.Series(np.arange(len(nodes)), index=nodes["node_id"])
     inside = edges["source"].isin(at.index) & edges["target"].isin(at.index)
     heavy = edges[inside].sort_values(["weight", "source", "target"], ascending=[False, True, True],
@@ -169,5 +194,39 @@ def svg_overlay(title: str, nodes: pd.DataFrame, edges: pd.DataFrame) -> str | N
     ticks = np.unique(np.linspace(span[0], span[1], min(span[1] - span[0], 5) + 1).round().astype(int))
     bar.set_ticks(ticks, labels=[str(t) for t in ticks])
     place_labels(fig, ax, nodes)
+    ax.set_title(title, fontsize=9)
+    return _svg(fig)
+
+
+def density_of(nodes: pd.DataFrame, weight: str = DENSITY_WEIGHT) -> Density:
+    """The item density of all nodes (not only those drawn: the kernel sums are cheap on the grid)."""
+    return item_density(nodes["x"].to_numpy(dtype=float), nodes["y"].to_numpy(dtype=float),
+                        nodes[weight].to_numpy(dtype=float, na_value=np.nan))
+
+
+def density_figure(nodes: pd.DataFrame, grid: Density):
+    """The density view's figure before its labels: the grid as an image over the map's axes (viridis 0 to 1,
+    one pixel per cell, no smoothing, so the picture is the grid) and its colour bar; returns (fig, ax)."""
+    fig, ax = _axes()
+    low, high = grid.extent
+    image = ax.imshow(grid.values, cmap="viridis", origin="lower", extent=(low, high, low, high), vmin=0, vmax=1,
+                      interpolation="none", zorder=0)
+    image.set_gid("density")
+    ax.set_xlim(-_LIMIT, _LIMIT)    # imshow sets them to the extent: keep the maps' span if they ever differ
+    ax.set_ylim(-_LIMIT, _LIMIT)
+    bar = fig.colorbar(image, ax=ax, shrink=0.6, pad=0.02)   # before labels: it narrows ax
+    bar.ax.set_gid("colorbar")
+    bar.set_label("density (densest = 1)", fontsize=8)
+    bar.ax.tick_params(labelsize=7)
+    return fig, ax
+
+
+def svg_density(title: str, nodes: pd.DataFrame, grid: Density | None = None) -> str:
+    """VOSviewer's item density view of `nodes` (`density_of`, or `grid`) with the strongest nodes labelled
+    as on the map."""
+    from .svgplot import svg as _svg
+
+    fig, ax = density_figure(nodes, density_of(nodes) if grid is None else grid)
+    place_labels(fig, ax, drawn(nodes))
     ax.set_title(title, fontsize=9)
     return _svg(fig)

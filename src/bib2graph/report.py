@@ -1,5 +1,6 @@
 """The review's report: one self-contained HTML page with how the corpus was assembled, what each
-network holds and looks like (its map by cluster and by year), and how the results were made.
+network holds and looks like (its map by cluster with a legend, by year and by density, and a table of its
+clusters), and how the results were made.
 Figures are inline SVG made with matplotlib, salted and undated so the bytes are stable; text stays
 text (`svg.fonttype` none), so a figure can be read back.
 
@@ -20,6 +21,8 @@ from typing import Any
 import pandas as pd
 
 from .atomic import write_text
+from .palette import cluster_colour
+from .svgplot import Html
 from .svgplot import pyplot as _pyplot
 from .svgplot import svg as _svg
 from .svgplot import table as _table
@@ -29,6 +32,7 @@ from .trend_figures import section as _change_over_time
 #: the packages whose versions the report names (the ones that compute or draw something)
 PACKAGES = ("bib2graph", "snakemake", "igraph", "leidenalg", "networkx", "numpy", "scipy", "pandas", "pyarrow",
             "matplotlib")
+MAX_CLUSTER_ROWS = 20   # the cluster table's rows; a line says how many more metrics.json holds
 
 
 def _people_line(people: dict[str, Any] | None) -> str:
@@ -83,8 +87,9 @@ def _svg_years(works: pd.DataFrame) -> str:
 
 
 def _fmt(value: Any) -> str:
+    """Four significant digits, whole numbers from 10,000 on (no 3.453e+04 for a weight); blank if missing."""
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return "" if value != value else f"{value:.0f}" if abs(value) >= 1e4 else f"{value:.4g}"
     return "" if value is None else str(value)
 
 
@@ -141,22 +146,98 @@ def _export_links(kind: str, formats: list[str]) -> str:
     return f"<p>Export files: {', '.join(links)}</p>" if links else ""
 
 
-def _maps(kind: str, frame: pd.DataFrame | None, edges: pd.DataFrame | None) -> list[str]:
-    """The map by cluster and the year overlay of one network, as HTML figures."""
+def _swatch(colour: str) -> str:
+    return f'<span class="swatch" style="background:{html.escape(colour)}"></span>'
+
+
+def legend_html(m: dict[str, Any]) -> str:
+    """The map's legend (`maps.legend`) as a list a reader can match to the colours and a test can read:
+    each item's data-cluster and data-colour, its label in span.label and its size in span.size."""
+    from .maps import legend
+
+    own, other = legend(m.get("clusters") or [])
+    items = [f'<li data-cluster="{html.escape(str(c["cluster"]))}" data-colour="{html.escape(c["colour"])}">'
+             f'{_swatch(c["colour"])} {html.escape(str(c["cluster"]))}: <span class="label">'
+             f'{html.escape(c["label"])}</span> (<span class="size">{_fmt(c["size"])}</span> nodes)</li>' for c in own]
+    if other:
+        items.append(f'<li data-cluster="other" data-colour="{other["colour"]}" data-clusters="{other["clusters"]}">'
+                     f'{_swatch(other["colour"])} {other["clusters"]} other clusters (<span class="size">'
+                     f'{other["size"]}</span> nodes), all in this grey</li>')
+    lone = m.get("singleton_clusters")
+    note = (f'<p class="legend-note">Not listed: {lone} nodes alone in their clusters.</p>' if lone else "")
+    return f'<ul class="legend" data-kind="{html.escape(m["kind"])}">' + "".join(items) + "</ul>" + note
+
+
+def _density(kind: str, frame: pd.DataFrame, note: str) -> str:
+    """The density view of one network as an HTML figure, its caption naming the weight and bandwidth."""
+    from .maps import DENSITY_WEIGHT, density_of, svg_density
+
+    grid = density_of(frame)
+    return (f'<figure id="density-{html.escape(kind)}">' + svg_density(f"{kind}: item density{note}", frame, grid)
+            + f"<figcaption>Item density (VOSviewer's density view): a Gaussian kernel of bandwidth "
+            f"{grid.bandwidth:.3g} over the map, each node weighted by its <code>{DENSITY_WEIGHT}</code> (s<sub>i"
+            "</sub> in docs/networks.md); the densest place is 1. Labels as on the map.</figcaption></figure>")
+
+
+def map_figures(m: dict[str, Any], frame: pd.DataFrame | None, edges: pd.DataFrame | None) -> list[str]:
+    """The map by cluster with its legend, the year overlay and the density view of one network, as HTML
+    figures."""
     if frame is None or not len(frame):
         return []
     from .maps import MAX_NODES, svg_map, svg_overlay
 
+    kind = m["kind"]
     note = f" (the {MAX_NODES} strongest of {len(frame)} nodes)" if len(frame) > MAX_NODES else ""
     parts = [f'<figure id="map-{html.escape(kind)}">' + svg_map(f"{kind}: clusters{note}", frame, edges)
-             + "<figcaption>Map coloured by cluster; the strongest nodes are labelled where a label fits."
-             "</figcaption></figure>"]
+             + legend_html(m) + "<figcaption>Map coloured by cluster; the strongest nodes are labelled where a "
+             "label fits.</figcaption></figure>"]
     overlay = svg_overlay(f"{kind}: mean publication year{note}", frame, edges)
     if overlay is not None:
         parts.append(f'<figure id="overlay-{html.escape(kind)}">' + overlay
                      + "<figcaption>Overlay: each node coloured by the mean publication year of its works."
                      "</figcaption></figure>")
-    return parts
+    return parts + [_density(kind, frame, note)]
+
+
+def _terms(terms: list | None) -> str:
+    """A cluster's label terms with their scores, best first."""
+    named = [(t.get("term", ""), _fmt(t.get("score"))) if isinstance(t, dict) else (str(t), "") for t in terms or []]
+    return "; ".join(f"{term} ({score})" if score else term for term, score in named)
+
+
+def _works(works: list | None) -> Html:
+    """Leading works (or authors, …) of a cluster as a numbered list of their labels."""
+    names = [html.escape(str(w.get("label") or w.get("node_id", ""))) for w in works or []]
+    return Html("<ol>" + "".join(f"<li>{n}</li>" for n in names) + "</ol>" if names else "")
+
+
+def _cluster_row(c: dict[str, Any], cited: bool) -> list[Any]:
+    """One row of the cluster table; a value metrics.json lacks is blank."""
+    colour = c.get("colour") or cluster_colour(c.get("cluster"))
+    years = [f"{y:.1f}" if isinstance(y, (int, float)) else "" for y in (c.get("mean_year"), c.get("median_year"))]
+    return ([c.get("cluster"), Html(f'<span class="colour">{_swatch(colour)} {html.escape(colour)}</span>'),
+             _fmt(c.get("label")), _fmt(c.get("size")), *years, _fmt(c.get("internal_weight")),
+             _fmt(c.get("external_weight")), _fmt(c.get("silhouette")), _terms(c.get("terms")),
+             _works(c.get("central"))] + ([_works(c.get("cited"))] if cited else []))
+
+
+def cluster_table_html(m: dict[str, Any]) -> list[str]:
+    """What each cluster is (metrics.json's cluster table), the MAX_CLUSTER_ROWS largest and a line on the
+    rest. The most-cited column is left out when no cluster has one (not a document network)."""
+    clusters = m.get("clusters") or []
+    if not clusters:
+        return []
+    cited = any(c.get("cited") for c in clusters)
+    headers = ["cluster", "colour", "label", "size", "mean year", "median year", "internal weight",
+               "external weight", "silhouette", "label terms (score)", "most central"] + (["most cited"] * cited)
+    rows = [_cluster_row(c, cited) for c in clusters[:MAX_CLUSTER_ROWS]]
+    parts = [f'<div class="clusters" id="clusters-{html.escape(m["kind"])}">' + _table(headers, rows, "clusters")]
+    rest = clusters[MAX_CLUSTER_ROWS:]
+    if rest:
+        size = sum(int(c.get("size") or 0) for c in rest)
+        parts.append(f'<p class="more">{len(rest)} more clusters ({size} nodes): <code>results/networks/'
+                     f"{html.escape(m['kind'])}/metrics.json</code>.</p>")
+    return ["".join(parts) + "</div>"]
 
 
 def _percent(part: int, whole: int) -> str:
@@ -228,16 +309,15 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
     parts += _screening(prisma.get("people"), *(simulation or (None, None)))
     parts.append("<h2>Networks</h2>")
     rows = [[m["kind"], m["nodes"], m["edges"], _fmt(m.get("density")), m.get("components"),
-             len(m.get("clusters", [])), _fmt(m.get("modularity"))] for m in metrics]
-    parts.append(_table(["network", "nodes", "edges", "density", "components", "clusters", "modularity"], rows))
+             len(m.get("clusters", [])), _fmt(m.get("modularity")), _fmt(m.get("silhouette"))] for m in metrics]
+    parts.append(_table(["network", "nodes", "edges", "density", "components", "clusters", "modularity",
+                         "silhouette"], rows))
     for m in metrics:
         parts.append(f"<h3>{html.escape(m['kind'])}</h3><p>{html.escape(str(m.get('definition', '')))}</p>")
         parts += _reading_notes(m)
-        parts += _maps(m["kind"], *maps.get(m["kind"], (None, None)))
+        parts += map_figures(m, *maps.get(m["kind"], (None, None)))
         parts.append(_export_links(m["kind"], spec.get("export", {}).get("formats", [])))
-        clusters = [[c.get("cluster"), c.get("size"), _fmt(c.get("label"))] for c in m.get("clusters", [])[:10]]
-        if clusters:
-            parts.append(_table(["cluster", "size", "label"], clusters))
+        parts += cluster_table_html(m)
         order = reading.get(m["kind"])
         if order is not None and len(order):
             top = order[(order["rank"] <= 3) & (order["cluster"] <= 10)]
@@ -250,7 +330,11 @@ def render(spec: dict[str, Any], manifests: dict[str, dict], screening: pd.DataF
     style = ("body{font-family:sans-serif;max-width:60rem;margin:2rem auto;color:#222}"
              "table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.2rem .5rem;"
              "text-align:left}th{background:#eef}figure{margin:1rem 0}svg{max-width:100%;height:auto}"
-             "pre{background:#f6f6f6;padding:.5rem;overflow:auto}")
+             "pre{background:#f6f6f6;padding:.5rem;overflow:auto}.swatch{display:inline-block;width:.8em;"
+             "height:.8em;border:1px solid #888;vertical-align:middle}ul.legend{list-style:none;padding:0;"
+             "columns:2;font-size:.85em}div.clusters{overflow-x:auto}table.clusters{font-size:.8em}"
+             "table.clusters td{vertical-align:top}table.clusters ol{margin:0;padding-left:1.4em;min-width:14em}"
+             ".colour{white-space:nowrap}")
     return (f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
             f"{html.escape(spec['name'])}</title><style>{style}</style></head><body>"
             + "\n".join(parts) + "</body></html>\n")

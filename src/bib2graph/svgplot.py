@@ -28,7 +28,16 @@ def svg(fig) -> str:
     return text[text.index("<svg"):]
 
 
-def table(headers: list[str], rows: list[list[Any]]) -> str:
+class Html(str):
+    """A table cell that is HTML already (a swatch, a list), so `table` does not escape it."""
+
+
+def _cell(value: Any) -> str:
+    return value if isinstance(value, Html) else html.escape(str(value))
+
+
+def table(headers: list[str], rows: list[list[Any]], css_class: str | None = None) -> str:
     head = "".join(f"<th>{html.escape(str(h))}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    body = "".join("<tr>" + "".join(f"<td>{_cell(c)}</td>" for c in row) + "</tr>" for row in rows)
+    attr = f' class="{html.escape(css_class)}"' if css_class else ""
+    return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

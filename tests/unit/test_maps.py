@@ -1,4 +1,5 @@
-"""The report's map pictures on small made-up networks: stable bytes, labels apart, the drawn subset."""
+"""The report's map pictures on small made-up networks: stable bytes, labels apart, the drawn subset, and a
+density view whose picture is the density grid."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pandas as pd
 import pytest
 
 from bib2graph import maps, report
+from bib2graph.density import item_density
 
 
 def crowded(n: int = 60, seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -62,6 +64,49 @@ def test_large_networks_draw_their_strongest_nodes():
     shown = maps.drawn(nodes)
     assert len(shown) == maps.MAX_NODES and shown["strength"].min() == 10
     assert shown["node_id"].is_monotonic_increasing
+
+
+def _density_image(svg: str) -> np.ndarray:
+    """The RGBA pixels of the density view's image, row 0 first as stored (the grid's bottom row)."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    tags = re.findall(r'<image [^>]*id="density"[^>]*>', svg)
+    assert len(tags) == 1
+    data = re.search(r'xlink:href="data:image/png;base64,\s*([^"]+)"', tags[0]).group(1)
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(data))))
+
+
+def test_the_density_view_is_the_weighted_item_density_and_byte_stable():
+    from matplotlib import colormaps
+
+    nodes, _ = crowded()
+    nodes["x"] -= 0.6                                     # off centre: a flipped or mirrored grid would show
+    first = maps.svg_density("density", nodes)
+    assert first == maps.svg_density("density", nodes)
+    grid = item_density(nodes["x"], nodes["y"], nodes["occurrences"])
+    image = _density_image(first)
+    assert image.shape == (*grid.values.shape, 4)
+    assert np.array_equal(image, colormaps["viridis"](grid.values, bytes=True))
+    flat = item_density(nodes["x"], nodes["y"], np.ones(len(nodes)))   # the weights count
+    assert not np.array_equal(image, colormaps["viridis"](flat.values, bytes=True))
+    assert re.search(r'<g id="label-0">', first) and 'id="colorbar"' in first
+
+
+def test_the_density_image_lies_on_the_maps_axes():
+    """The grid's cells cover the map's square, so a peak is drawn where its nodes are."""
+    nodes, _ = crowded()
+    grid = maps.density_of(nodes)
+    fig, ax = maps.density_figure(nodes, grid)
+    (image,) = ax.get_images()
+    assert tuple(image.get_extent()) == (*grid.extent, *grid.extent) == (-1.08, 1.08, -1.08, 1.08)
+    assert ax.get_xlim() == ax.get_ylim() == (-1.08, 1.08) and image.origin == "lower"
+    assert np.array_equal(image.get_array(), grid.values)
+    from bib2graph.svgplot import pyplot
+
+    pyplot().close(fig)
 
 
 @pytest.mark.parametrize("epoch,expected", [("1700000000", "2023-11-14 22:13 UTC"), ("", "SOURCE_DATE_EPOCH")])
