@@ -142,16 +142,51 @@ export interface NetEdge {
   count: number | null;
 }
 
+/** A label term of a cluster with its score (LLR or c-TF-IDF) and how many works carry it. */
+export interface ClusterTerm { term: string; score: number | null; works: number | null }
+
+/** One of a cluster's most central (pagerank) or most cited (citations) works. */
+export interface ClusterWork { node_id: string; label: string | null; pagerank?: number | null; citations?: number | null }
+
+/** A cluster of two or more nodes and its table (metrics.json; fields an older build lacks are null or []). */
+export interface Cluster {
+  cluster: number;
+  size: number;
+  label: string | null;
+  colour?: string | null;
+  terms?: ClusterTerm[];
+  mean_year?: number | null;
+  median_year?: number | null;
+  internal_weight?: number | null;
+  external_weight?: number | null;
+  silhouette?: number | null;
+  central?: ClusterWork[];
+  cited?: ClusterWork[];
+}
+
 export interface Network {
   kind: string;
   directed: boolean;
   nodes: NetNode[];
-  clusters: { cluster: number; size: number; label: string | null }[];
+  clusters: Cluster[];
   metrics: Record<string, unknown>;
   edges: NetEdge[];
   edges_total: number;
   edges_offset: number;
   edges_next: number | null;
+}
+
+/** VOSviewer's item density of a network's layout (GET api/networks/KIND/density): values[r][c] is row r
+ *  (y, bottom to top) and column c (x, left to right) of a size × size grid over extent, max 1. */
+export interface Density {
+  kind: string;
+  metric: string;
+  weighted: boolean;
+  nodes: number;
+  size: number;
+  extent: [number, number];
+  bandwidth: number;
+  values: number[][];
 }
 
 /** A network in each time slice (`b2g slices`): members and their clusters per slice. */

@@ -1,33 +1,45 @@
 /** From the API's network to a graphology graph sigma can draw: positions from the layout artifact,
  *  colours by cluster or by mean year, sizes by a chosen metric. */
 import Graph from "graphology";
-import type { NetEdge, NetNode, Network } from "./api";
+import type { Cluster, NetEdge, NetNode, Network } from "./api";
 
 export const SIZE_METRICS = ["strength", "degree", "pagerank", "betweenness", "occurrences"] as const;
 export type SizeMetric = (typeof SIZE_METRICS)[number];
 
 /** Twenty distinguishable colours (Tableau 20 reordered so neighbours in the list differ); clusters
- *  are numbered from 1 by size, so the largest get the first ones. */
-const PALETTE = [
+ *  are numbered from 1 by size, so the largest get the first ones. The same list as
+ *  src/bib2graph/palette.py (the report's maps), so a cluster has one colour everywhere. */
+export const PALETTE = [
   "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f",
   "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#9edae5", "#dbdb8d", "#c7c7c7",
 ];
-const SMALL_CLUSTER = "#b9b9b9";
+export const SMALL_CLUSTER = "#b9b9b9";   // palette.OTHER_COLOUR
 
 export function clusterColour(cluster: number | null): string {
   if (cluster === null || cluster === undefined || cluster < 1) return SMALL_CLUSTER;
   return cluster <= PALETTE.length ? PALETTE[cluster - 1] : SMALL_CLUSTER;
 }
 
-/** Viridis at five stops, interpolated: the year overlay (old = purple, recent = yellow). */
+/** A cluster's colour as the network phase recorded it (metrics.json), else the palette's. */
+export function clusterColours(clusters: Cluster[]): (cluster: number | null) => string {
+  const given = new Map(clusters.filter((c) => c.colour).map((c) => [c.cluster, c.colour as string]));
+  return (cluster) => (cluster !== null && given.get(cluster)) || clusterColour(cluster);
+}
+
+/** Viridis at five stops, interpolated: the year overlay (old = purple, recent = yellow) and the density. */
 const VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
 
-export function yearColour(t: number): string {
+export function viridis(t: number): [number, number, number] {
   const x = Math.min(1, Math.max(0, t)) * (VIRIDIS.length - 1);
   const i = Math.min(VIRIDIS.length - 2, Math.floor(x));
   const f = x - i;
   const c = VIRIDIS[i].map((v, k) => Math.round(v + (VIRIDIS[i + 1][k] - v) * f));
-  return `rgb(${c[0]},${c[1]},${c[2]})`;
+  return [c[0], c[1], c[2]];
+}
+
+export function yearColour(t: number): string {
+  const [r, g, b] = viridis(t);
+  return `rgb(${r},${g},${b})`;
 }
 
 /** A node's year for the overlay and the year filter: the mean year of what it stands for, else its own. */
@@ -83,9 +95,10 @@ export type MapGraph = Graph<NodeAttrs, EdgeAttrs, GraphAttrs>;
 export function buildGraph(net: Network): { graph: MapGraph; placed: boolean } {
   const graph: MapGraph = new Graph<NodeAttrs, EdgeAttrs, GraphAttrs>({ type: net.directed ? "directed" : "undirected", multi: false });
   const unplaced = net.nodes.filter((n) => n.x === null || n.y === null).length;
+  const colourOf = clusterColours(net.clusters);
   net.nodes.forEach((n, i) => {
     const [fx, fy] = n.x === null || n.y === null ? fallbackPosition(n.id, i, net.nodes.length) : [0, 0];
-    const colour = clusterColour(n.cluster);
+    const colour = colourOf(n.cluster);
     graph.addNode(n.id, {
       x: n.x ?? fx, y: n.y ?? fy, size: 3, label: shortLabel(n.label ?? n.id), color: colour, clusterColor: colour,
       cluster: n.cluster, year: nodeYear(n), data: n,

@@ -2,16 +2,14 @@
  *  metrics and strongest neighbours; for an edge, or a neighbour asked about, the documents behind the
  *  link ("why linked"). */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiFailure, Evidence, Neighbour, WorkDetails, get, post } from "../api";
+import { ApiFailure, Cluster, Evidence, Neighbour, WorkDetails, get, post } from "../api";
 import type { MapGraph } from "../graph";
-import { clusterColour, plain } from "../graph";
+import { plain } from "../graph";
 import { ReasonDialog } from "./ReasonDialog";
 
 export type Selection =
   | { type: "node"; id: string; missing?: boolean }
   | { type: "edge"; source: string; target: string };
-
-interface Cluster { cluster: number; size: number; label: string | null }
 
 const isWork = (id: string) => /^W\d+$/.test(id);
 const openalex = (id: string) => `https://openalex.org/${id}`;
@@ -158,7 +156,7 @@ export function Details({ kind, graph, clusters, selection, onSelect }: {
       {attrs && (
         <>
           <p data-testid="details-cluster">
-            <span class="swatch" style={{ background: clusterColour(cluster) }} /> cluster {cluster ?? "–"}
+            <span class="swatch" style={{ background: attrs.clusterColor }} /> cluster {cluster ?? "–"}
             {clusterInfo?.label ? `: ${clusterInfo.label}` : ""}
           </p>
           <dl class="metrics">

@@ -1,21 +1,30 @@
-/** Map: one network drawn with sigma.js at the layout's positions; clusters coloured or the year
- *  overlay; node size by a metric; filters by cluster and years; search that flies to a work; a details
- *  panel for the selected node or edge. */
+/** Map: one network drawn with sigma.js at the layout's positions; clusters coloured (with their legend),
+ *  the year overlay or the density view; node size by a metric; filters by cluster and years; search that
+ *  flies to a work; a details panel for the selected node or edge; the cluster table below. */
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import Sigma from "sigma";
 import type { EdgeDisplayData, NodeDisplayData } from "sigma/types";
 import type { NodeLabelDrawingFunction } from "sigma/rendering";
-import { ApiFailure, Network, NetworkSummary, Slices, get } from "../api";
+import { ApiFailure, Density, Network, NetworkSummary, Slices, get } from "../api";
 import { EdgeAttrs, MapGraph, NodeAttrs, SIZE_METRICS, SizeMetric, addEdges, applySizes, buildGraph, clusterColour, yearColour, yearSpan } from "../graph";
 import { labelDrawer } from "../labels";
 import { Details, Selection } from "../components/Details";
 import { SearchBox } from "../components/SearchBox";
+import { Legend } from "../components/Legend";
+import { ClusterTable } from "../components/ClusterTable";
+import { DensityLayer } from "../components/DensityLayer";
 
 /** Edges asked per page, strongest first: a 100k-edge network comes whole, a larger one a page at a time. */
 const EDGE_PAGE = 100_000;
 
 /** Networks above this many edges hide their edges while the camera moves, to keep panning smooth. */
 const HIDE_EDGES_ON_MOVE = 20000;
+
+type Overlay = "clusters" | "years" | "density";
+
+/** Nodes in the density view: small light dots, so that the density under them reads (labels stay). */
+const DENSITY_NODE = "rgba(255,255,255,0.8)";
+const densitySize = (size: number) => Math.max(1.5, size / 2);
 
 interface Filters {
   cluster: number | null;
@@ -49,6 +58,12 @@ function defaultKind(networks: NetworkSummary[]): string | null {
 
 const rank = (kind: string) => (PREFERRED.includes(kind) ? PREFERRED.indexOf(kind) : PREFERRED.length);
 
+/** What the density view weighs, in words: the metric, or every node alike when no node has a positive one. */
+function densityTitle(density: Density | null): string {
+  if (!density) return "density: loading…";
+  return density.weighted ? `density by ${density.metric}: low` : `density by count (no positive ${density.metric}): low`;
+}
+
 function expose(patch: Partial<NonNullable<Window["__b2g"]>>) {
   window.__b2g = { kind: null, graph: null, sigma: null, ready: false, loadedAt: null, firstFrameAt: null,
                    selection: null, ...window.__b2g, ...patch };
@@ -63,7 +78,10 @@ export function MapView({ generation }: { generation: number }) {
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const [metric, setMetric] = useState<SizeMetric>("strength");
-  const [overlay, setOverlay] = useState<"clusters" | "years">("clusters");
+  const [overlay, setOverlay] = useState<Overlay>("clusters");
+  const [density, setDensity] = useState<Density | null>(null);
+  const [renderer, setRenderer] = useState<Sigma<NodeAttrs, EdgeAttrs> | null>(null);
+  const [tableOpen, setTableOpen] = useState(false);
   const [filters, setFilters] = useState<Filters>({ cluster: null, yearFrom: null, yearTo: null });
   const [selection, setSelection] = useState<Selection | null>(null);
   const [timeline, setTimeline] = useState<Slices | null>(null);
@@ -150,7 +168,7 @@ export function MapView({ generation }: { generation: number }) {
         }
         if (o === "years") {
           out.color = a.year === null || !span ? "#d0d0d0" : yearColour((a.year - span[0]) / Math.max(1, span[1] - span[0]));
-        }
+        } else if (o === "density") { out.color = DENSITY_NODE; out.size = densitySize(a.size); }
         if (s && s.type === "node" && graph.hasNode(s.id)) {
           if (node === s.id) { out.highlighted = true; out.zIndex = 2; out.forceLabel = true; }
           else if (graph.areNeighbors(node, s.id)) { out.zIndex = 1; }
@@ -161,8 +179,9 @@ export function MapView({ generation }: { generation: number }) {
         return out as Partial<NodeDisplayData>;
       },
       edgeReducer: (edge, attrs) => {
-        const { selection: s, slice: t } = view.current;
+        const { selection: s, slice: t, overlay: o } = view.current;
         const out: Record<string, unknown> = { ...attrs };
+        if (o === "density" && !s) out.hidden = true;   // the density shows where the weight is, not the links
         if (t) {
           const [a, b] = graph.extremities(edge);
           if (!t.members.has(a) || !t.members.has(b)) out.hidden = true;
@@ -180,6 +199,7 @@ export function MapView({ generation }: { generation: number }) {
     });
     labels.attach(renderer);
     sigma.current = renderer;
+    setRenderer(renderer);
     drawn.current = { filters: view.current.filters, selection: view.current.selection, overlay: view.current.overlay,
                       slice: view.current.slice };
     // sigma drew the first frame in its constructor; the browser shows it at the next animation frame
@@ -189,6 +209,13 @@ export function MapView({ generation }: { generation: number }) {
       expose({ ready: true, firstFrameAt: performance.now(), loadedAt });
       container.current?.setAttribute("data-ready", "true");
     });
+    // sigma follows the window's resizes only; the stage also shrinks when the cluster table opens
+    let size = `${container.current.offsetWidth}x${container.current.offsetHeight}`;
+    const observer = new ResizeObserver(() => {
+      const now = container.current ? `${container.current.offsetWidth}x${container.current.offsetHeight}` : size;
+      if (now !== size) { size = now; renderer.scheduleRefresh(); }
+    });
+    observer.observe(container.current);
     renderer.on("clickNode", ({ node }) => setSelection({ type: "node", id: node }));
     renderer.on("clickEdge", ({ edge }) => {
       const [source, target] = graph.extremities(edge);
@@ -202,8 +229,10 @@ export function MapView({ generation }: { generation: number }) {
     expose({ graph, sigma: renderer, kind });
     return () => {
       alive = false;
+      observer.disconnect();
       renderer.kill();
       sigma.current = null;
+      setRenderer(null);
       container.current?.removeAttribute("data-ready");
       expose({ ready: false, sigma: null });
     };
@@ -221,9 +250,24 @@ export function MapView({ generation }: { generation: number }) {
     expose({ selection, slice: slice?.name ?? null });
     const last = drawn.current;
     if (last.filters === filters && last.selection === selection && last.overlay === overlay && last.slice === slice) return;
+    // node sizes differ in the density view: sigma indexes them again on a switch to or from it
+    const resized = (last.overlay === "density") !== (overlay === "density");
     drawn.current = { filters, selection, overlay, slice };
-    sigma.current?.refresh({ skipIndexation: true });
+    sigma.current?.refresh({ skipIndexation: !resized });
   }, [filters, selection, overlay, slice]);
+
+  // the density grid of the shown network, weighted by the size metric, while the density view is on
+  // (the last grid stays until the next one comes: no flicker when the metric changes)
+  useEffect(() => {
+    if (overlay !== "density" || !kind) { setDensity(null); return; }
+    let current = true;
+    get<Density>(`api/networks/${encodeURIComponent(kind)}/density`, { metric }).then((d) => {
+      if (current) setDensity(d);
+    }).catch((exc) => { if (current) setError(exc instanceof ApiFailure ? exc.message : String(exc)); });
+    return () => { current = false; };
+  }, [overlay, kind, metric, generation]);
+
+  const pickCluster = (cluster: number | null) => setFilters((f) => ({ ...f, cluster }));
 
   /** Centre the camera on a node, closer in. */
   const flyTo = useCallback((id: string) => {
@@ -265,6 +309,7 @@ export function MapView({ generation }: { generation: number }) {
   };
   const span = useMemo(() => (graph ? yearSpan(graph) : null), [graph]);
   const clusters = net?.clusters ?? [];
+  const shownDensity = density && density.kind === kind ? density : null;
   const shownEdges = net ? `${net.edges.length.toLocaleString()} of ${net.edges_total.toLocaleString()} edges` : "";
 
   return (
@@ -285,10 +330,11 @@ export function MapView({ generation }: { generation: number }) {
         <fieldset class="seg" aria-label="Colour">
           <label><input type="radio" name="overlay" checked={overlay === "clusters"} onChange={() => setOverlay("clusters")} data-testid="overlay-clusters" /> clusters</label>
           <label><input type="radio" name="overlay" checked={overlay === "years"} onChange={() => setOverlay("years")} data-testid="overlay-years" /> years</label>
+          <label title="VOSviewer's item density: the layout weighted by the size metric"><input type="radio" name="overlay" checked={overlay === "density"} onChange={() => setOverlay("density")} data-testid="overlay-density" /> density</label>
         </fieldset>
         <label>cluster{" "}
           <select value={filters.cluster === null ? "" : String(filters.cluster)} data-testid="cluster-filter"
-                  onChange={(e) => { const v = (e.target as HTMLSelectElement).value; setFilters({ ...filters, cluster: v === "" ? null : Number(v) }); }}>
+                  onChange={(e) => { const v = (e.target as HTMLSelectElement).value; pickCluster(v === "" ? null : Number(v)); }}>
             <option value="">all</option>
             {clusters.map((c) => <option key={c.cluster} value={c.cluster}>{c.cluster}: {c.label ?? ""} ({c.size})</option>)}
           </select>
@@ -308,6 +354,8 @@ export function MapView({ generation }: { generation: number }) {
             <span data-testid="time-slice">{slice ? `${slice.name} (${slice.members.size} nodes)` : "all years"}</span>
           </label>
         )}
+        <button type="button" aria-pressed={tableOpen} onClick={() => setTableOpen(!tableOpen)}
+                data-testid="cluster-table-toggle">cluster table</button>
         <SearchBox onPick={pickWork} />
       </div>
       {error && <p class="error" role="alert" data-testid="map-error">{error}</p>}
@@ -317,13 +365,19 @@ export function MapView({ generation }: { generation: number }) {
       )}
       {!placed && <p class="notice" role="status">This network has no layout yet: nodes are on a ring. Run up to <code>networks</code> to place them.</p>}
       <div class="mapbody">
-        <div class="stage">
+        <div class={overlay === "density" ? "stage dense" : "stage"}>
+          {overlay === "density" && <DensityLayer renderer={renderer} density={shownDensity} />}
           <div ref={container} class="sigma" data-testid="map" data-kind={kind ?? ""} data-nodes={graph?.order ?? 0}
                data-edges={graph?.size ?? 0} aria-label={`${kind ?? ""} network map`} role="img" />
           {loading && <div class="loading" role="status">Loading {kind}…</div>}
+          {overlay === "clusters" && !slice && <Legend clusters={clusters} picked={filters.cluster} onPick={pickCluster} />}
           <div class="legend" aria-label="Legend">
             {overlay === "years" && span ? (
               <div class="yearlegend"><span>{span[0]}</span><span class="ramp" /><span>{span[1]}</span></div>
+            ) : overlay === "density" ? (
+              <div class="yearlegend" data-testid="density-legend">
+                <span>{densityTitle(shownDensity)}</span>
+                <span class="ramp" /><span>high</span></div>
             ) : (
               <span class="muted">{graph ? `${graph.order.toLocaleString()} nodes · ${shownEdges}` : ""}
                 {net?.edges_next !== null && net?.edges_next !== undefined && (
@@ -340,6 +394,7 @@ export function MapView({ generation }: { generation: number }) {
         <Details kind={kind} graph={graph} clusters={clusters} selection={selection}
                  onSelect={(s) => { setSelection(s); if (s?.type === "node") flyTo(s.id); }} />
       </div>
+      {tableOpen && <ClusterTable clusters={clusters} picked={filters.cluster} onPick={pickCluster} onWork={pickWork} />}
     </section>
   );
 }
