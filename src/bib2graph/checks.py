@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from .errors import SpecError
 from .expressions import compile_expression
-from .networks.params import resolve_communities, resolve_metrics, resolve_params
+from .networks.params import resolve_communities, resolve_labels, resolve_metrics, resolve_params
 
 SEED_SUFFIXES = (".bib", ".ris", ".json", ".jsonl", ".jsonl.gz", ".json.gz", ".zip")
 
@@ -98,6 +98,11 @@ def _network(params: dict[str, Any]) -> None:
     resolve_metrics(params.get("metrics"))
 
 
+def _clusters(params: dict[str, Any]) -> None:
+    resolve_params(params["kind"], params["network"])
+    resolve_labels(params["labels"])
+
+
 def _time(params: dict[str, Any]) -> None:
     time = params["time"]
     start, end = time["range"]["start"], time["range"]["end"]
@@ -126,7 +131,7 @@ CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "trends": _time, "slices": _slices,
     "cited": _chain, "sources": lambda params: _source({"kind": "files", **params["source"]}),
     "snapshot_part": lambda params: _source(params["source"]),
-    "seed": _seed, "chain": _chain, "corpus": _filter, "network": _network,
+    "seed": _seed, "chain": _chain, "corpus": _filter, "network": _network, "clusters": _clusters,
     "layout": lambda params: None, "export": lambda params: None, "report": _screening, "simulate": _screening,
 }
 

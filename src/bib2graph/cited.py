@@ -83,11 +83,13 @@ def cited_works(works: pd.DataFrame, authorships: pd.DataFrame, references: pd.D
 
 
 def cited_table(works: pd.DataFrame, authorships: pd.DataFrame, counts: pd.Series, max_works: int | None,
-                lookup: Lookup | None) -> tuple[pd.DataFrame, dict]:
+                lookup: Lookup | None, parsed: pd.DataFrame | None = None) -> tuple[pd.DataFrame, dict]:
     """The `CITED` table of the works `counts` (`citing_counts`) names, and counts saying what was looked
     up. `works` and `authorships` need only the `META` columns and `author_name`, `position`. Works outside
-    the pool are asked of `lookup` (None: not at all), the `max_works` most cited first; a work the source
-    does not hold, or holds nothing about, keeps no row (its node is labelled by its ID)."""
+    the pool are asked of `lookup` (None: not at all), the `max_works` most cited first; a work neither
+    pooled nor found takes what the citing records say of it (`parsed`: the first author, year, source
+    and DOI of the export files' parsed references, `SOURCE_REFS` columns), and a work nobody describes
+    keeps no row (its node is labelled by its ID)."""
     pooled = set(works["work_id"])
     inside = [w for w in counts.index if w in pooled]
     outside = [w for w in counts.index if w not in pooled]
@@ -100,10 +102,18 @@ def cited_table(works: pd.DataFrame, authorships: pd.DataFrame, counts: pd.Serie
         meta = meta[meta["work_id"].isin(set(asked))].drop_duplicates("work_id").dropna(how="all", subset=META[1:])
         found = len(meta)
         rows.append(meta.assign(in_pool=False))
+    described = 0
+    if parsed is not None:
+        known = set(pd.concat([r["work_id"] for r in rows]))
+        said = parsed[parsed["work_id"].isin(counts.index) & ~parsed["work_id"].isin(known)]
+        said = said.drop_duplicates("work_id").dropna(how="all", subset=META[1:])
+        described = len(said)
+        rows.append(said[META].assign(in_pool=False))
     table = pd.concat(rows, ignore_index=True)
     table = table[table["work_id"].isin(counts.index)]
     table = table.assign(citing=table["work_id"].map(counts).astype("int64"))
     report = {"cited": len(counts), "in_pool": len(inside), "outside_pool": len(outside),
               "asked": len(asked) if lookup is not None else 0, "found": found,
-              "beyond_max_works": len(outside) - len(asked), "fetch": lookup is not None}
+              "beyond_max_works": len(outside) - len(asked), "fetch": lookup is not None,
+              "from_references": described}
     return conform(table, CITED), report

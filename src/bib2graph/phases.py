@@ -152,7 +152,7 @@ def run_cited(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> d
     chain: every answer had is kept in the store, and a re-run after the reset asks only the rest.
     Reads only what labels are made of (no abstracts; the references as one Arrow column, counted there)
     and, from a files universe, only the works asked: a pool of a million works stays a few GB."""
-    from .cited import cited_table, count_citing, look_up
+    from .cited import META, cited_table, count_citing, look_up
     from .errors import NetworkError
 
     pool = {Path(path).stem: path for path in inp["pool"]}
@@ -166,9 +166,10 @@ def run_cited(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> d
         opened.append(_lookup_source(spec["source"], inp["universe"], work_ids, skips))
         return look_up(opened[0], work_ids)
 
+    parsed = read_columns(inp["parsed"], SOURCE_REFS, META[1:]) if inp.get("parsed") else None
     try:
         table, counts = cited_table(works, authorships, counts, spec["labels"]["max_works"],
-                                    lookup if spec["labels"]["fetch"] else None)
+                                    lookup if spec["labels"]["fetch"] else None, parsed)
     except NetworkError as exc:
         if exc.code == "BUDGET_EXHAUSTED":
             exc.message += " Labels can do without: `labels: {fetch: false}` skips this look-up."
@@ -256,11 +257,31 @@ def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
     cited = read_table(inp["cited"], CITED) if inp.get("cited") else None
     lap("read")
     net = networks.build(kind, corpus, params, spec["communities"], cited=cited, metrics=spec.get("metrics"),
-                         timings=timings, workers=threads)
+                         timings=timings, workers=threads, name=False)
     lap = stopwatch(timings)   # the build lapped its own stages
-    net.write(Path(out["metrics"]).parent)
+    net.write(Path(out["edges"]).parent, graph=Path(out["metrics"]).parent)
     lap("write")
     return {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]}
+
+
+def run_clusters(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    """The network's nodes and metrics with its clusters named (networks.cluster_names)."""
+    from .networks.cluster_names import name_clusters
+    from .networks.metrics import tidy
+    from .networks.params import resolve_labels
+    from .networks.schema import NODES
+
+    params = dict(spec["network"])
+    if inp.get("thesaurus"):
+        params["thesaurus"] = inp["thesaurus"][0]
+    nodes = read_table(inp["nodes"], NODES)
+    metrics = json.loads(Path(inp["metrics"]).read_text(encoding="utf-8"))
+    corpus = Bundle.read(_folder(inp["corpus"]))
+    named, record = name_clusters(kind, nodes, metrics, corpus, resolve_labels(spec["labels"]), params)
+    write_table(named, NODES, out["nodes"])
+    write_json(out["metrics"], tidy(record))
+    return {"nodes": record["nodes"], "edges": record["edges"], "clusters": record["n_clusters"],
+            "labelled_by_terms": sum(e["labelled_by"] == "terms" for e in record["clusters"])}
 
 
 def run_layout(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
@@ -462,7 +483,7 @@ def run_slices(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> d
 
 PHASES: dict[str, Callable[..., dict[str, Any]]] = {
     "snapshot_part": run_snapshot_part, "sources": run_sources, "cited": run_cited,
-    "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network,
+    "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network, "clusters": run_clusters,
     "layout": run_layout, "export": run_export, "trends": run_trends, "slices": run_slices,
     "simulate": run_simulate, "report": run_report,
 }

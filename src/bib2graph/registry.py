@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .atomic import canonical_json
+from .networks.params import detection
 from .paths import CURATION_FILE
 from .spec import resolve_path
 
@@ -156,11 +157,19 @@ def _corpus_out(_spec):
             "manifest": "results/corpus/manifest.json"}
 
 
+NETWORK = "results/networks/{kind}"
+GRAPH = f"{NETWORK}/graph"   # the network job's nodes and metrics, before its clusters are named
+
+
 def _network_out(_spec):
-    folder = "results/networks/{kind}"
-    return {"nodes": f"{folder}/nodes.parquet",
-            "edges": f"{folder}/edges.parquet", "evidence": f"{folder}/evidence.parquet",
-            "metrics": f"{folder}/metrics.json", "manifest": f"{folder}/manifest.json"}
+    return {"nodes": f"{GRAPH}/nodes.parquet",
+            "edges": f"{NETWORK}/edges.parquet", "evidence": f"{NETWORK}/evidence.parquet",
+            "metrics": f"{GRAPH}/metrics.json", "manifest": f"{GRAPH}/manifest.json"}
+
+
+def _clusters_out(_spec):
+    return {"nodes": f"{NETWORK}/nodes.parquet", "metrics": f"{NETWORK}/metrics.json",
+            "manifest": f"{NETWORK}/manifest.json"}
 
 
 def _layout_out(_spec):
@@ -227,6 +236,7 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("cited", "chain", _cited_out, ("labels", "source", "strict"), wanted=_cited_wanted),
     Rule("corpus", "corpus", _corpus_out, ("filter",)),
     Rule("network", "networks", _network_out, per_kind=True),
+    Rule("clusters", "networks", _clusters_out, ("communities",), per_kind=True),
     Rule("layout", "networks", _layout_out, ("layout",), per_kind=True),
     Rule("export", "exports", _export_out, ("export",), per_kind=True),
     Rule("trends", "networks", _trends_out, ("time",), wanted=_time_wanted),
@@ -295,7 +305,8 @@ def _rows(demand: Demand, paths: list[str]) -> int:
 
 def table_schemas() -> dict[str, str]:
     """Table path (with {kind}) → schema name, for every Parquet artifact."""
-    per_kind = {"results/networks/{kind}/nodes.parquet": "nodes", "results/networks/{kind}/edges.parquet": "edges",
+    per_kind = {"results/networks/{kind}/nodes.parquet": "nodes", f"{GRAPH}/nodes.parquet": "nodes",
+                "results/networks/{kind}/edges.parquet": "edges",
                 "results/networks/{kind}/evidence.parquet": "evidence:{kind}",
                 "results/layouts/{kind}/layout.parquet": "layout"}
     trends = {f"{TRENDS}/{name}.parquet": name for name in TREND_TABLES}
@@ -331,7 +342,7 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
         return {"curation": [str(Path(root) / CURATION_FILE)]}
     if rule == "simulate":
         return {"labels": paths([spec["screening"]["simulation"]["labels"]])}
-    if kind in THESAURUS_KINDS and (rule in ("network", "slices") or (rule == "export" and "bibliography"
+    if kind in THESAURUS_KINDS and (rule in ("network", "slices", "clusters") or (rule == "export" and "bibliography"
                                                           in spec["export"]["formats"])):
         thesaurus = spec["networks"][kind].get("thesaurus")   # the export tags works with their items' clusters
         return {"thesaurus": paths([thesaurus]) if thesaurus else []}
@@ -358,6 +369,8 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
             found["sources"] = f"{SOURCES}/manifest.json"
     elif rule == "cited":
         found["pool"] = list(CITED_POOL)
+        if _universe_source(spec):   # what the citing records say of the works they cite (export files)
+            found["parsed"] = f"{SOURCES}/cited.parquet"
     elif rule == "simulate":
         found.update(pool=[f"results/chain/pool/{name}.parquet" for name in ("works", "terms", "references")],
                      candidates="results/chain/candidates.parquet")
@@ -369,9 +382,13 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
     elif rule == "layout":
         net = _network_out(spec)
         found.update({k: net[k].format(kind=kind) for k in ("nodes", "edges")})
-    elif rule == "export":
+    elif rule == "clusters":
         net = _network_out(spec)
-        found.update({k: net[k].format(kind=kind) for k in ("nodes", "edges", "metrics")},
+        found.update({k: net[k].format(kind=kind) for k in ("nodes", "metrics")}, corpus=bundle("results/corpus"))
+    elif rule == "export":
+        net, named = _network_out(spec), _clusters_out(spec)
+        found.update({k: named[k].format(kind=kind) for k in ("nodes", "metrics")},
+                     edges=net["edges"].format(kind=kind),
                      corpus=bundle("results/corpus"), layout=_layout_out(spec)["layout"].format(kind=kind))
     elif rule == "report":
         found.update(seeds="results/seed/manifest.json", chain="results/chain/manifest.json",
@@ -416,9 +433,12 @@ def outputs(spec: dict, rule: str, kind: str | None = None) -> dict[str, Any]:
 
 def params(spec: dict, rule: str, kind: str | None = None) -> str:
     """The canonical JSON of the spec a job is given: it re-runs exactly when this text changes."""
-    if rule == "network":
-        return canonical_json({"network": spec["networks"][kind], "communities": spec["communities"],
+    if rule == "network":   # naming the clusters is the clusters job's
+        return canonical_json({"network": spec["networks"][kind], "communities": detection(spec["communities"]),
                                "metrics": spec["metrics"], "kind": kind})
+    if rule == "clusters":   # the network's parameters say which works an item network's members are
+        return canonical_json({"labels": spec["communities"]["labels"], "network": spec["networks"][kind],
+                               "kind": kind})
     if rule in ("sources", "snapshot_part") and _snapshot_source(spec):   # the selection, not where it lies
         selection = {k: v for k, v in spec["source"]["snapshot"].items()   # an unset criterion is no criterion
                      if k != "path" and v is not None and v != []}
@@ -436,7 +456,7 @@ def params(spec: dict, rule: str, kind: str | None = None) -> str:
                                "terms_field": field, "networks": kinds(spec)})
     if rule == "slices":
         time = spec["time"]
-        return canonical_json({"network": spec["networks"][kind], "communities": spec["communities"],
+        return canonical_json({"network": spec["networks"][kind], "communities": detection(spec["communities"]),
                                "metrics": spec["metrics"], "kind": kind,
                                "time": {k: time[k] for k in ("range", "slice_years", "alignment")}})
     if rule == "export":   # the bibliography finds a work's items as the network did

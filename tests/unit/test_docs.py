@@ -31,4 +31,6 @@ def test_the_keyword_defaults_are_the_networks_module_defaults():
     from bib2graph.networks import COMMUNITY_DEFAULTS, DEFAULTS
 
     assert DEFAULTS["keywords"] == spec.schema_defaults("networks", "keywords")
-    assert COMMUNITY_DEFAULTS == spec.schema_defaults("communities")
+    from bib2graph.networks.params import label_defaults
+
+    assert {**COMMUNITY_DEFAULTS, "labels": label_defaults()} == spec.schema_defaults("communities")

@@ -20,6 +20,24 @@ rule network:
         PHASE_SCRIPT
 
 
+rule clusters:
+    input:
+        unpack(inputs("clusters")),
+    output:
+        **outputs("clusters"),
+    params:
+        spec=params("clusters"),
+    threads: threads_of("clusters")
+    resources:
+        mem_mb=mem_mb("clusters"),
+    log:
+        log("clusters", ".{kind}"),
+    benchmark:
+        bench("clusters", ".{kind}")
+    script:
+        PHASE_SCRIPT
+
+
 rule networks:
     input:
         registry.targets(SPEC, "networks"),

@@ -40,7 +40,7 @@ def native(value):
 
 
 def cluster_labels(network) -> dict[int, str]:
-    return {int(c["cluster"]): str(c["label"]) for c in network.metrics.get("clusters", [])}
+    return {int(c["cluster"]): str(c["label"]) for c in network.metrics.get("clusters", []) if c.get("label")}
 
 
 def _corpus_extras(network, corpus: Bundle | None) -> dict[str, dict]:

@@ -29,14 +29,16 @@ class Network:
     evidence: pd.DataFrame | None
     metrics: dict
 
-    def write(self, folder: str | os.PathLike[str]) -> None:
-        """nodes.parquet, edges.parquet, evidence.parquet and metrics.json."""
+    def write(self, folder: str | os.PathLike[str], graph: str | os.PathLike[str] | None = None) -> None:
+        """nodes.parquet, edges.parquet, evidence.parquet and metrics.json in `folder`; with `graph`,
+        nodes and metrics go there instead (the network job's, before the clusters job names them)."""
         folder = Path(folder)
-        write_table(self.nodes, NODES, folder / "nodes.parquet")
+        own = Path(graph) if graph is not None else folder
+        write_table(self.nodes, NODES, own / "nodes.parquet")
         write_table(self.edges, EDGES, folder / "edges.parquet")
         evidence = self.evidence if self.evidence is not None else empty(EVIDENCE[self.kind])
         write_table(evidence, EVIDENCE[self.kind], folder / "evidence.parquet")
-        write_json(folder / "metrics.json", self.metrics)
+        write_json(own / "metrics.json", self.metrics)
 
     @classmethod
     def read(cls, folder: str | os.PathLike[str], evidence: bool = True) -> "Network":

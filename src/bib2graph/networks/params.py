@@ -21,6 +21,7 @@ COUNTINGS = ("full", "fractional")
 FIELDS = ("auto", "keywords", "topics", "concepts")
 ALGORITHMS = ("leiden", "louvain")
 OBJECTIVES = ("modularity", "cpm")
+LABEL_FIELDS = ("title", "abstract", "keywords", "concepts", "topics")
 
 
 @lru_cache(maxsize=1)
@@ -38,7 +39,44 @@ def network_defaults() -> dict[str, dict]:
 
 
 def community_defaults() -> dict:
-    return dict(_defaults()[1])
+    """The community-detection defaults; the `labels` subsection is the clusters job's (`label_defaults`)."""
+    return {k: v for k, v in _defaults()[1].items() if k != "labels"}
+
+
+def label_defaults() -> dict:
+    return dict(_defaults()[1]["labels"])
+
+
+def detection(communities: dict | None) -> dict:
+    """The spec's `communities` section without `labels`: what a network job is given, so that naming
+    clusters differently never clusters again."""
+    return {k: v for k, v in (communities or {}).items() if k != "labels"}
+
+
+def resolve_labels(params: dict | None) -> dict:
+    """`communities.labels` with the defaults filled in; unknown keys and bad values are a SpecError."""
+    defaults = label_defaults()
+    params = dict(params or {})
+    unknown = sorted(set(params) - set(defaults))
+    if unknown:
+        raise _invalid(f"unknown cluster label setting(s) {unknown}; known: {sorted(defaults)}", unknown[0],
+                       f"communities.labels.{unknown[0]}")
+    out = {**defaults, **params}
+    fields = out["fields"]
+    checks = [
+        ("by", out["by"] in ("terms", "members"), "one of ['terms', 'members']"),
+        ("method", out["method"] in ("llr", "ctfidf"), "one of ['llr', 'ctfidf']"),
+        ("fields", isinstance(fields, list) and bool(fields) and set(fields) <= set(LABEL_FIELDS),
+         f"a non-empty list of {list(LABEL_FIELDS)}"),
+        ("ngrams", _is_count(out["ngrams"], 1) and out["ngrams"] <= 4, "an integer from 1 to 4"),
+        ("min_works", _is_count(out["min_works"], 1), "an integer >= 1"),
+        ("terms", _is_count(out["terms"], 1), "an integer >= 1"),
+        ("label_terms", _is_count(out["label_terms"], 1), "an integer >= 1"),
+        ("stop_words", isinstance(out["stop_words"], list) and all(isinstance(w, str) for w in out["stop_words"]),
+         "a list of strings"),
+    ]
+    _require(checks, out, "communities.labels")
+    return {**out, "fields": [f for f in LABEL_FIELDS if f in fields], "stop_words": sorted(set(out["stop_words"]))}
 
 
 def metric_defaults() -> dict[str, dict]:
@@ -96,7 +134,7 @@ def resolve_params(kind: str, params: dict | None) -> dict:
 def resolve_communities(params: dict | None) -> dict:
     """Community parameters with the defaults filled in; unknown keys or bad values are a SpecError."""
     defaults = community_defaults()
-    params = dict(params or {})
+    params = detection(params)
     unknown = sorted(set(params) - set(defaults))
     if unknown:
         raise _invalid(f"unknown community parameter(s) {unknown}; known: {sorted(defaults)}",

@@ -9,11 +9,12 @@ from ..cited import META, work_metadata
 from ..tables import Bundle, conform, empty
 from . import communities as _communities
 from .builders import BUILDERS, EVIDENCE_MAX_ROWS, build_evidence, coded_frame
-from .labels import describe
+from .cluster_table import DOCUMENT_KINDS, cluster_table, local_citations, silhouette
 from .beside import FORK_MAX_EDGES, FORK_MIN_EDGES, beside
 from .metrics import eigenvector, network_summary, node_metrics, tidy
 from .normalize import FORMULAS, normalize
-from .params import resolve_communities, resolve_metrics, resolve_params
+from .cluster_names import name_clusters
+from .params import resolve_communities, resolve_labels, resolve_metrics, resolve_params
 from .network import Network
 from .schema import EDGES, EVIDENCE, NODES
 from .timing import stopwatch
@@ -60,7 +61,8 @@ def _work_metadata(corpus: Bundle, cited: pd.DataFrame | None) -> pd.DataFrame:
 
 def build(kind: str, corpus: Bundle, params: dict | None = None, communities: dict | None = None, *,
           evidence_limit: int | None = EVIDENCE_MAX_ROWS, cited: pd.DataFrame | None = None,
-          metrics: dict | None = None, timings: dict[str, float] | None = None, workers: int = 1) -> Network:
+          metrics: dict | None = None, timings: dict[str, float] | None = None, workers: int = 1,
+          name: bool = True) -> Network:
     """Build the `kind` network of `corpus`: nodes, edges, evidence, clusters and metrics.
 
     Steps: items below ``min_occurrences`` are dropped before pairing; pairs are counted sparsely; edges
@@ -72,10 +74,13 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     author (year) title" from the corpus, else from `cited` (the `CITED` table of works outside it).
     `metrics` is the spec's section of that name: which costly node metrics are sampled or skipped.
     `timings`, when given, receives the seconds of each stage (benchmarks/bench_networks.py); `workers`
-    is the threads the job may use (communities.detect).
+    is the threads the job may use (communities.detect). Clusters are named by `communities["labels"]`
+    (`cluster_names`); `name` False leaves them unnamed, as the network job does (the clusters job
+    names them, so that a change of labels never clusters again).
     """
     lap = stopwatch(timings)
     params = resolve_params(kind, params)
+    label_settings = resolve_labels((communities or {}).get("labels"))
     community_params = resolve_communities(communities)
     metric_settings = resolve_metrics(metrics)
     raw = BUILDERS[kind](corpus, params)
@@ -96,7 +101,10 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     summary = network_summary(n, i, j, count, weight, raw.directed, graph)
     del graph
     lap("summary")
-    nodes = pd.concat([raw.nodes.reset_index(drop=True), measures], axis=1).assign(cluster=clusters)
+    silhouettes = silhouette(n, i, j, weight, clusters)
+    lap("silhouette")
+    nodes = pd.concat([raw.nodes.reset_index(drop=True), measures], axis=1).assign(
+        cluster=clusters, cluster_label=None, silhouette=silhouettes)
     nodes = conform(_year_is_mean_year(nodes), NODES)
     ids = raw.nodes["node_id"]
     edges = conform(coded_frame({"source": (ids, i), "target": (ids, j)}, {"count": count, "weight": weight}),
@@ -106,8 +114,12 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     evidence = conform(table, EVIDENCE[kind]) if table is not None else empty(EVIDENCE[kind])
     del table
     lap("evidence")
-    cluster_list, singletons = describe(kind, nodes, corpus)
-    lap("cluster_labels")
+    in_node_order = nodes.set_index("node_id").reindex(ids).reset_index()   # conform sorted; codes follow ids
+    citations = local_citations(ids, corpus.references) if kind in DOCUMENT_KINDS else None
+    cluster_list = cluster_table(kind, in_node_order, i, j, weight, citations)
+    sizes = np.bincount(clusters) if n else np.zeros(1, dtype=np.int64)
+    singletons = int((sizes == 1).sum())
+    lap("cluster_table")
     record = {
         "kind": kind,
         "directed": raw.directed,
@@ -119,6 +131,7 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
         **summary,
         "modularity": report["modularity"],
         "quality": report["quality"],
+        "silhouette": float(np.mean(silhouettes)) if silhouettes is not None else None,
         "n_clusters": int(nodes["cluster"].max()) if n else 0,
         "singleton_clusters": singletons,
         "clusters": cluster_list,
@@ -129,6 +142,9 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
         "evidence": evidence_report,
         "notes": raw.notes,
     }
+    if name:
+        nodes, record = name_clusters(kind, nodes, record, corpus, label_settings, params)
+        lap("cluster_labels")
     return Network(kind=kind, directed=raw.directed, nodes=nodes, edges=edges, evidence=evidence,
                    metrics=tidy(record))
 

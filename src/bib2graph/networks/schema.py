@@ -31,6 +31,8 @@ NODES = _schema("nodes", {
     "betweenness": pa.Column(float, pa.Check.ge(0), nullable=True),   # null: skipped (metrics.json says why)
     "eigenvector": pa.Column(float, pa.Check.ge(0), nullable=True),
     "cluster": pa.Column("Int64", pa.Check.ge(1)),
+    "cluster_label": _ostr,           # null in the network job's table; the clusters job names clusters of 2+
+    "silhouette": pa.Column(float, pa.Check.in_range(-1, 1), nullable=True),   # null: undefined (< 2 clusters)
 }, ["node_id"])
 
 # Map coordinates of a network's nodes (results/layouts/<kind>/layout.parquet); the layout job writes it

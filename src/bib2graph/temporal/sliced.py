@@ -38,7 +38,8 @@ def build_slices(kind: str, corpus: Bundle, spans: list[tuple[int, int]], params
     for span in spans:
         name = slice_name(span)
         ids = corpus.works.loc[(years >= span[0]) & (years <= span[1]), "work_id"]
-        net = build(kind, corpus.subset(ids), params, communities, evidence_limit=0, cited=cited, metrics=metrics)
+        net = build(kind, corpus.subset(ids), params, communities, evidence_limit=0, cited=cited, metrics=metrics,
+                    name=False)
         directed = net.directed
         nodes[name] = net.nodes.assign(slice=name)
         edges[name] = net.edges.assign(slice=name)
