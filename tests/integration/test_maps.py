@@ -137,3 +137,65 @@ def test_editing_the_layout_section_reruns_only_layouts_exports_and_the_report(d
     assert run.returncode == 0, run.stderr[-2000:]
     assert ran_jobs(run.stderr) == {"layout:keywords", "export:keywords", "report"}
     assert (demo / "results/layouts/keywords/layout.parquet").read_bytes() != before
+
+
+def _legend(report: str, kind: str) -> list[ET.Element]:
+    found = re.search(rf'<figure id="map-{kind}"><svg.*?</svg>\s*(<ul class="legend" data-kind="{kind}">.*?</ul>)',
+                      report, re.S)
+    assert found, kind
+    return list(ET.fromstring(found.group(1)))
+
+
+def test_the_report_names_each_networks_clusters_as_metrics_json_does(built_demo):
+    """Under each map a legend of metrics.json's clusters (those past the palette in one grey entry) whose
+    colours are the map's; a cluster table; the mean silhouette beside modularity."""
+    import json
+
+    from bib2graph.palette import OTHER_COLOUR
+    from bib2graph.report import MAX_CLUSTER_ROWS
+
+    report = (built_demo / "results/report/index.html").read_text(encoding="utf-8")
+    summary = ET.fromstring(re.search(r"<h2>Networks</h2>\s*(<table>.*?</table>)", report, re.S).group(1))
+    headers = [th.text for th in summary.iter("th")]
+    assert headers[headers.index("modularity") + 1] == "silhouette"
+    by_kind = {tr[0].text: tr for tr in summary.find("tbody")}
+    for kind in KINDS:
+        metrics = json.loads((built_demo / f"results/networks/{kind}/metrics.json").read_text(encoding="utf-8"))
+        clusters = metrics["clusters"]
+        assert clusters and all(c["colour"] and c["label"] for c in clusters), kind
+        own = [c for c in clusters if c["colour"] != OTHER_COLOUR]
+        items = _legend(report, kind)
+        listed = [i for i in items if i.get("data-cluster") != "other"]
+        assert [(i.get("data-cluster"), i.get("data-colour"), i.find("span[@class='label']").text) for i in listed] \
+            == [(str(c["cluster"]), c["colour"], c["label"]) for c in own], kind
+        rest = len(clusters) - len(own)
+        assert [i.get("data-clusters") for i in items if i.get("data-cluster") == "other"] == \
+            ([str(rest)] if rest else []), kind
+        assert {i.get("data-colour") for i in items} <= set(_fills(_figure(report, f"map-{kind}"))), kind
+        table = ET.fromstring(re.search(rf'<div class="clusters" id="clusters-{kind}">(<table.*?</table>)', report,
+                                        re.S).group(1))
+        assert [tr[2].text for tr in table.find("tbody")] == [c["label"] for c in clusters[:MAX_CLUSTER_ROWS]], kind
+        assert by_kind[kind][headers.index("silhouette")].text == f"{metrics['silhouette']:.4g}", kind
+
+
+def test_the_report_has_one_density_view_of_every_network_and_it_is_the_item_density(built_demo):
+    import base64
+    import io
+
+    from matplotlib import colormaps
+    from PIL import Image
+
+    from bib2graph.density import item_density
+
+    report = (built_demo / "results/report/index.html").read_text(encoding="utf-8")
+    assert len(re.findall(r'<figure id="density-', report)) == len(KINDS)
+    for kind in KINDS:
+        svg = _figure(report, f"density-{kind}")
+        (image,) = [i for i in svg.iter(f"{SVG}image") if i.get("id") == "density"]
+        png = base64.b64decode(image.get("{http://www.w3.org/1999/xlink}href").split(",", 1)[1])
+        nodes = read_table(built_demo / f"results/networks/{kind}/nodes.parquet", NODES)
+        xy = _layout(built_demo, kind).set_index("node_id").loc[nodes["node_id"]]
+        grid = item_density(xy["x"], xy["y"], nodes[maps.DENSITY_WEIGHT].to_numpy(dtype=float))
+        drawn = np.asarray(Image.open(io.BytesIO(png)))
+        assert np.array_equal(drawn, colormaps["viridis"](grid.values, bytes=True)), kind
+        assert _groups(svg, "label-"), kind
