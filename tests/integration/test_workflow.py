@@ -130,8 +130,8 @@ def test_the_labels_section_makes_only_the_cited_works_and_what_reads_them_stale
     spec["labels"] = {"max_works": 5}
     spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     data = b2g("status", "--json", "--workspace", str(demo)).envelope["data"]
-    assert set(data["pending_jobs"]) == {"cited", "network:cocitation", "layout:cocitation", "export:cocitation",
-                                         "report"}
+    assert set(data["pending_jobs"]) == {"cited", "network:cocitation", "clusters:cocitation", "layout:cocitation",
+                                         "export:cocitation", "report"}
 
     spec_path.write_text(original, encoding="utf-8")   # curation redraws the corpus, not the pool's citations
     victim = sorted(_nodes(demo, "coupling"))[0]
@@ -154,6 +154,36 @@ def test_cocited_works_the_universe_holds_are_named(built_demo):
     assert (outside.drop(named)["label"] == outside.drop(named).index).all()
 
 
+def test_editing_cluster_labels_reruns_only_the_jobs_that_name_or_show_them(demo):
+    workspace = keep_networks(demo, "coupling")
+    assert b2g("run", "--cores", "2", "--workspace", str(workspace)).returncode == 0   # the report, for one network
+    folder = workspace / "results/networks/coupling"
+    named = {name: (folder / name).read_bytes() for name in ("nodes.parquet", "metrics.json")}
+    kept = [folder / "graph/nodes.parquet", folder / "graph/metrics.json", folder / "edges.parquet",
+            workspace / "results/layouts/coupling/layout.parquet"]
+    kept_state = [(p.read_bytes(), p.stat().st_mtime_ns) for p in kept]
+    spec_path = workspace / "config/research.yaml"
+    original = spec_path.read_text(encoding="utf-8")
+    spec = yaml.safe_load(original)
+    spec.setdefault("communities", {})["labels"] = {"method": "ctfidf", "fields": ["title"]}
+    spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+
+    rerun = b2g("run", "--cores", "2", "--workspace", str(workspace))
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert ran_jobs(rerun.stderr) == {"clusters:coupling", "export:coupling", "report"}
+    assert [(p.read_bytes(), p.stat().st_mtime_ns) for p in kept] == kept_state   # never clustered again
+    metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["cluster_labels"]["method"] == "ctfidf" and metrics["cluster_labels"]["fields"] == ["title"]
+    vos = json.loads((workspace / "results/export/coupling/vosviewer.json").read_text(encoding="utf-8"))
+    assert {c["cluster"]: c["label"] for c in vos["network"]["clusters"]} == \
+        {c["cluster"]: c["label"] for c in metrics["clusters"]}
+
+    spec_path.write_text(original, encoding="utf-8")   # back: the same labels and table, byte for byte
+    again = b2g("run", "--cores", "2", "--workspace", str(workspace))
+    assert again.returncode == 0 and ran_jobs(again.stderr) == {"clusters:coupling", "export:coupling", "report"}
+    assert {name: (folder / name).read_bytes() for name in named} == named
+
+
 def test_skipping_betweenness_reruns_the_networks_and_every_file_says_null(demo):
     workspace = keep_networks(demo, "citation")
     spec_path = workspace / "config/research.yaml"
@@ -162,7 +192,8 @@ def test_skipping_betweenness_reruns_the_networks_and_every_file_says_null(demo)
     spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     rerun = b2g("run", "--cores", "2", "--workspace", str(workspace))
     assert rerun.returncode == 0, rerun.stderr[-2000:]
-    assert ran_jobs(rerun.stderr) == {"network:citation", "layout:citation", "export:citation", "report"}
+    assert ran_jobs(rerun.stderr) == {"network:citation", "clusters:citation", "layout:citation", "export:citation",
+                                      "report"}
     nodes = read_table(workspace / "results/networks/citation/nodes.parquet", NODES)
     assert nodes["betweenness"].isna().all() and nodes["eigenvector"].notna().all()
     metrics = json.loads((workspace / "results/networks/citation/metrics.json").read_text(encoding="utf-8"))
@@ -184,7 +215,8 @@ def test_reject_reruns_corpus_onward_and_accept_restores(demo):
     assert rejected.envelope["data"]["changed"] == [victim]
     rerun = b2g("run", "--cores", "2", "--workspace", str(workspace))
     assert rerun.returncode == 0, rerun.stderr[-2000:]
-    assert ran_jobs(rerun.stderr) == {"corpus", "network:coupling", "layout:coupling", "export:coupling", "report"}
+    assert ran_jobs(rerun.stderr) == {"corpus", "network:coupling", "clusters:coupling", "layout:coupling",
+                                      "export:coupling", "report"}
     assert [p.stat().st_mtime_ns for p in upstream] == upstream_state
     works = read_table(workspace / "results/corpus/works.parquet", BUNDLE_TABLES["works"])
     assert victim not in set(works.work_id)
