@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from bib2graph.cited import cited_works, look_up
+from bib2graph.cited import cited_table, cited_works, look_up
 from bib2graph.networks.work_labels import MAX_CHARS, shorten, surname, work_label
 from bib2graph.tables import CITED, conform
 
@@ -98,3 +98,33 @@ def test_a_cited_work_openalex_merged_is_named_by_the_id_the_pool_cites(tmp_path
     works = demo_universe.bundle.works.set_index("work_id")
     assert row["title"] == works.loc[target, "title"] and row["citing"] == 2 and not row["in_pool"]
     assert report["asked"] == report["outside_pool"] and srv.requests("singleton")   # the 301 was followed
+
+
+def test_cited_works_nobody_fetched_are_named_by_what_the_citing_records_say():
+    """A real Web of Science export, offline: the co-cited references outside the universe take their
+    first author, year and source from the parsed CR lines, and their labels say so."""
+    from pathlib import Path
+
+    from bib2graph.cited import citing_counts
+    from bib2graph.networks import build
+    from bib2graph.sources.ingest import ingest
+
+    path = Path(__file__).resolve().parents[3] / "shared/data/wos/scientopy-iot-gateway-wos.txt"
+    found = ingest([path], [path.name])
+    refs = found.bundle.references
+    table, report = cited_table(found.bundle.works, found.bundle.authorships, citing_counts(refs, 2), None, None,
+                                found.cited)
+    parsed = found.cited.set_index("work_id")
+    described = table[~table["in_pool"]]
+    assert report["from_references"] == len(described) > 0 and report["fetch"] is False
+    assert set(described["work_id"]) <= set(parsed.index)
+    for row in described.itertuples(index=False):
+        said = parsed.loc[row.work_id]
+        assert (row.first_author, row.venue) == (said["first_author"], said["venue"])
+        assert (pd.isna(row.year) and pd.isna(said["year"])) or row.year == said["year"]
+    net = build("cocitation", found.bundle, {"min_occurrences": 2}, {"stability_runs": 1}, cited=table)
+    labels = net.nodes.set_index("node_id")["label"]
+    outside = [w for w in described["work_id"] if w in labels.index]
+    assert outside and all(labels[w] != w for w in outside)     # no bare REF: IDs among them
+    row = described.set_index("work_id").loc[outside[0]]
+    assert labels[outside[0]] == work_label(outside[0], row["first_author"], row["year"], row["title"], row["venue"])
