@@ -5,8 +5,8 @@ preflight, snapshots and the manifests ask the same functions. A file therefore 
 one place and invisible in another, and every job's manifest lists exactly what the rule declares.
 
     [snapshot_part:{part} ─►] [sources ─►] seed ─► chain ─► corpus ─► network:{kind} ─► layout:{kind}
-                                                                    │                        ─► export:{kind}
-                                                                    └─► report (also reads the layouts)
+                                                                    │         └─► clusters:{kind} ─► export:{kind}
+                                                                    └─► report (reads the named networks and layouts)
 
 `sources` (with `source.kind: files`) reads the source files once, of whatever format, merges the
 works several files hold and resolves their cited references (sources/ingest.py); seed, chain and cited
@@ -14,6 +14,9 @@ read its tables, never the files themselves. With `source.kind: snapshot` one `s
 each partition of the OpenAlex snapshot (the scatter; the partitions are listed from the snapshot folder,
 sources/snapshot_layout.py) and `sources` gathers them into the same tables (sources/snapshot.py): a new
 dated partition adds one job, and the others' outputs stay as they are.
+
+`network` clusters and measures; `clusters` names the clusters (`communities.labels`) and writes the
+nodes and metrics everything downstream reads, so a change of labels never clusters again.
 
 `cited` (chain ─► cited ─► network:cocitation; only with a co-citation network) collects the
 metadata of the works the pool cites, so that co-citation nodes outside the corpus get readable
