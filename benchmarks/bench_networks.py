@@ -49,6 +49,19 @@ PRODUCT_KINDS = ("coupling", "cocitation")
 GIB = 1024
 
 
+def synthetic_text(rng, n_works: int, vocabulary: int = 30_000) -> tuple[list[str], list[str]]:
+    """Titles of ~12 and abstracts of ~180 words drawn Zipf-like from a vocabulary, with punctuation, so
+    that the clusters job tokenises text of a real corpus's size (words are letters only)."""
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    words = np.array(["".join(letters[rng.integers(0, 26, 3 + k % 7)]) for k in range(vocabulary)])
+    def texts(mean: int) -> list[str]:
+        lengths = np.clip(rng.poisson(mean, n_works), 1, None)
+        drawn = words[(rng.zipf(1.25, int(lengths.sum())) - 1) % vocabulary]
+        cuts = np.cumsum(lengths)[:-1]
+        return [" ".join(part) + "." for part in np.split(drawn, cuts)]
+    return texts(12), texts(180)
+
+
 def synthetic_corpus(n_works: int, seed: int = 7):
     """A corpus whose references follow p ∝ 1/rank^0.6 over 10·n cited works (as real ones are skewed)."""
     from bib2graph.tables import Bundle
@@ -79,10 +92,11 @@ def synthetic_corpus(n_works: int, seed: int = 7):
                           "term_id": np.char.add("keywords/k", (rng.zipf(1.3, n_works * n_terms) % 5000).astype(str))})
     terms = terms.drop_duplicates()
     terms["field"], terms["term"], terms["score"] = "keywords", terms["term_id"], 0.5
-    works = pd.DataFrame({"work_id": ids, "doi": None, "title": ids, "year": rng.integers(1990, 2026, n_works),
+    titles, abstracts = synthetic_text(rng, n_works)
+    works = pd.DataFrame({"work_id": ids, "doi": None, "title": titles, "year": rng.integers(1990, 2026, n_works),
                           "publication_date": None, "type": "article", "language": "en", "venue_id": None,
                           "venue": None, "cited_by_count": 0, "n_references": n_refs, "is_retracted": False,
-                          "abstract": None, "updated_date": None})
+                          "abstract": abstracts, "updated_date": None})
     return Bundle(works=works, authorships=auth, affiliations=aff, references=refs,
                   terms=terms[["work_id", "field", "term_id", "term", "score"]])
 
@@ -133,10 +147,11 @@ def network_job(root: Path, kind: str) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     stages = Stages()
     start = time.perf_counter()
-    run_network(_spec(kind), kind, {"corpus": _corpus_paths(root)}, {"metrics": str(folder / "metrics.json")},
+    run_network(_spec(kind), kind, {"corpus": _corpus_paths(root)},
+                {"metrics": str(folder / "graph/metrics.json"), "edges": str(folder / "edges.parquet")},
                 Skips(), timings=stages, threads=registry.threads("network", _corpus_paths(root)))
     seconds = time.perf_counter() - start
-    metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
+    metrics = json.loads((folder / "graph/metrics.json").read_text(encoding="utf-8"))
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024   # the stability process
     return {"seconds": seconds, "peak_mb": _peak_mb() + children, "stages": stages, "peaks": stages.peaks, "nodes": metrics["nodes"],
             "edges": metrics["edges"], "betweenness": metrics["betweenness"], "stability": metrics["stability"],
@@ -205,6 +220,32 @@ def floors(root: Path, kind: str, repeats: int = 3) -> dict:
     return {"floors": out, "peak_mb": _peak_mb()}
 
 
+def clusters_job(root: Path, kind: str) -> dict:
+    """The clusters job on the network just built, and its floor: scikit-learn's CountVectorizer (1- to
+    3-grams, binary) over the titles and abstracts of the same corpus, the bare cost of reading the terms."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from bib2graph.phases import run_clusters
+    from bib2graph.skips import Skips
+    from bib2graph.spec import schema_defaults
+    from bib2graph.tables import WORKS, read_columns
+
+    net = root / kind / "net"
+    spec = {"labels": schema_defaults("communities", "labels"), "network": _spec(kind)["network"], "kind": kind}
+    start = time.perf_counter()
+    counts = run_clusters(spec, kind, {"nodes": str(net / "graph/nodes.parquet"),
+                                       "metrics": str(net / "graph/metrics.json"), "corpus": _corpus_paths(root)},
+                          {"nodes": str(net / "nodes.parquet"), "metrics": str(net / "metrics.json")}, Skips())
+    seconds = time.perf_counter() - start
+    peak = _peak_mb()
+    works = read_columns(root / "corpus/works.parquet", WORKS, ["title", "abstract"])
+    text = (works["title"].fillna("") + ". " + works["abstract"].fillna("")).tolist()
+    start = time.perf_counter()
+    CountVectorizer(ngram_range=(1, 3), binary=True, stop_words="english").fit_transform(text)
+    return {"seconds": seconds, "peak_mb": peak, "floor": time.perf_counter() - start,
+            "named": counts["labelled_by_terms"], "clusters": counts["clusters"]}
+
+
 def export_job(root: Path, kind: str) -> dict:
     from bib2graph import registry
     from bib2graph.phases import run_export
@@ -226,7 +267,7 @@ def export_job(root: Path, kind: str) -> dict:
             "visual_edges": counts["reduction"]["kept"]}
 
 
-CHILDREN = {"make": make, "network": network_job, "floors": floors, "export": export_job}
+CHILDREN = {"make": make, "network": network_job, "floors": floors, "clusters": clusters_job, "export": export_job}
 
 
 def _run(*args: str) -> dict:
@@ -249,7 +290,7 @@ def _stages(job: dict) -> str:
     return ", ".join(shown)
 
 
-def report(size: int, kind: str, net: dict, low: dict, exp: dict) -> tuple[str, float]:
+def report(size: int, kind: str, net: dict, low: dict, exp: dict, named: dict) -> tuple[str, float]:
     """The row and its lines of stages; returns the text and the ratio (network + export) / Σ floors."""
     f = low["floors"]
     total_floor = sum(f.values())
@@ -268,6 +309,9 @@ def report(size: int, kind: str, net: dict, low: dict, exp: dict) -> tuple[str, 
             f"{'ok' if peak <= 6 * GIB else 'OVER 6 GiB':>10}\n"
             f"{'':>9}network: {_stages(net)}\n"
             f"{'':>9}export:  {_stages(exp)} (visual formats: {exp['visual_edges']:,} edges)\n"
+            f"{'':>9}clusters: {named['seconds']:.1f} s, peak {named['peak_mb']:.0f} MB, ×{named['seconds'] / named['floor']:.2f} "
+            f"of a CountVectorizer of the corpus's text ({named['floor']:.1f} s); {named['named']} of "
+            f"{named['clusters']:,} clusters named by terms\n"
             f"{'':>9}floors:  {floors_text} (floors' process peak {low['peak_mb']:.0f} MB); clustering "
             f"×{net['stages'].get('clustering', 0) / max(f['leiden'], 1e-9):.2f} of the Leiden call, pagerank "
             f"×{net['stages'].get('pagerank', 0) / max(f['prpack'], 1e-9):.2f} of PRPACK"
@@ -296,13 +340,14 @@ def main() -> None:
             for kind in args.kinds:
                 try:
                     net = _run("network", tmp, kind)
+                    named = _run("clusters", tmp, kind)   # the floors read the named network
                     low = _run("floors", tmp, kind)
                     exp = _run("export", tmp, kind)
                 except RuntimeError as exc:
                     print(f"{size:>7} {kind:<13} failed: {exc}", flush=True)
                     failed += 1
                     continue
-                text, ratio = report(size, kind, net, low, exp)
+                text, ratio = report(size, kind, net, low, exp, named)
                 print(text, flush=True)
                 if kind in PRODUCT_KINDS:
                     worst[size] = max(worst.get(size, 0.0), ratio)

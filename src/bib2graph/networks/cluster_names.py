@@ -40,7 +40,7 @@ import pandas as pd
 from ..tables import Bundle
 from .builders import item_rows
 from .cluster_table import DOCUMENT_KINDS
-from .generic_terms import LEVEL0_CONCEPTS, is_generic
+from .generic_terms import GENERIC_NAMES, LEVEL0_CONCEPTS, is_generic
 
 KEYWORD_FIELDS = ("keywords", "author_keywords", "index_keywords")
 #: Words of scientific reporting and units: frequent in abstracts, never what a field is about. They
@@ -84,26 +84,40 @@ def phrases(text: str, stop: frozenset[str], ngrams: int) -> list[str]:
     return grams
 
 
-def _term_rows(corpus: Bundle, work_ids: pd.Index, settings: dict, stop: frozenset[str]) -> pd.DataFrame:
-    """(work_id, term) rows of the chosen fields, one per work and term, generic fields left out."""
-    fields = settings["fields"]
-    works = corpus.works[corpus.works["work_id"].isin(work_ids)]
-    found = []
-    for name in ("title", "abstract"):
-        if name in fields:
-            text = works[["work_id", name]].dropna()
-            found.append(pd.DataFrame([(w, g) for w, t in zip(text["work_id"], text[name])
-                                       for g in phrases(t, stop, settings["ngrams"])], columns=["work_id", "term"]))
+def document_terms(corpus: Bundle, universe: pd.Index, settings: dict, stop: frozenset[str]):
+    """The binary document × term matrix over `universe` (its rows in that order) and its vocabulary
+    (sorted), built by scikit-learn's CountVectorizer. For `llr`, terms carried by fewer than
+    `min_works` documents of U are dropped as it counts: they cannot reach `min_works` in any cluster,
+    and a term's G² depends on its counts alone (c-TF-IDF's totals count every term)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    fields, ngrams = settings["fields"], settings["ngrams"]
+    texts = [name for name in ("title", "abstract") if name in fields]
+    works = corpus.works.set_index("work_id").reindex(universe)
+    columns = [works[name].to_numpy(dtype=object, na_value=None) for name in texts]
     term_fields = [*(KEYWORD_FIELDS if "keywords" in fields else ()),
                    *(f for f in ("concepts", "topics") if f in fields)]
-    terms = corpus.terms[corpus.terms["field"].isin(term_fields) & corpus.terms["work_id"].isin(work_ids)]
+    terms = corpus.terms[corpus.terms["field"].isin(term_fields) & corpus.terms["work_id"].isin(universe)]
     terms = terms[~terms["term_id"].isin(list(LEVEL0_CONCEPTS))].dropna(subset=["term"])
-    found.append(pd.DataFrame({"work_id": terms["work_id"],
-                               "term": terms["term"].map(lambda t: " ".join(str(t).split()).casefold())}))
-    rows = pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=["work_id", "term"])
-    rows = rows[(rows["term"] != "") & ~rows["term"].isin(stop)]
-    rows = rows[~rows["term"].map(lambda t: is_generic(name=t))]
-    return rows.drop_duplicates().reset_index(drop=True)
+    named = {}
+    for work, term in zip(terms["work_id"], terms["term"]):
+        named.setdefault(work, []).append(" ".join(str(term).split()).casefold())
+    ids = universe.to_numpy()
+
+    def analyse(k: int) -> list[str]:
+        found = [g for column in columns if isinstance(column[k], str) for g in phrases(column[k], stop, ngrams)]
+        found += named.get(ids[k], [])
+        return [t for t in found if t and t not in stop and t not in GENERIC_NAMES]
+
+    if not len(universe):
+        return None, np.array([], dtype=object)
+    least = max(settings["min_works"], 1) if settings["method"] == "llr" else 1
+    vectorizer = CountVectorizer(analyzer=analyse, binary=True, min_df=least, dtype=np.float64)
+    try:
+        x = vectorizer.fit_transform(range(len(universe)))
+    except ValueError:           # no term at all, or none carried by enough documents
+        return None, np.array([], dtype=object)
+    return x.tocsr(), vectorizer.get_feature_names_out()
 
 
 def documents(kind: str, nodes: pd.DataFrame, corpus: Bundle, params: dict | None = None) -> pd.DataFrame:
@@ -123,19 +137,12 @@ def documents(kind: str, nodes: pd.DataFrame, corpus: Bundle, params: dict | Non
     return rows.sort_values(["cluster", "work_id"], kind="mergesort").reset_index(drop=True)
 
 
-def _matrices(docs: pd.DataFrame, terms: pd.DataFrame):
-    """Document × term (binary) and document × cluster incidence, over U, with their labels."""
+def _incidence(docs: pd.DataFrame, universe: pd.Index, clusters: pd.Index):
+    """Document × cluster incidence over U."""
     from scipy.sparse import csr_matrix
 
-    universe = pd.Index(sorted(docs["work_id"].unique()))
-    terms = terms[terms["work_id"].isin(universe)]
-    vocabulary = pd.Index(sorted(terms["term"].unique()))
-    clusters = pd.Index(sorted(docs["cluster"].unique()))
-    x = csr_matrix((np.ones(len(terms)), (universe.get_indexer(terms["work_id"]), vocabulary.get_indexer(terms["term"]))),
-                   shape=(len(universe), len(vocabulary)))
-    m = csr_matrix((np.ones(len(docs)), (universe.get_indexer(docs["work_id"]), clusters.get_indexer(docs["cluster"]))),
-                   shape=(len(universe), len(clusters)))
-    return x, m, vocabulary, clusters
+    return csr_matrix((np.ones(len(docs)), (universe.get_indexer(docs["work_id"]), clusters.get_indexer(docs["cluster"]))),
+                      shape=(len(universe), len(clusters)))
 
 
 def llr(a: np.ndarray, n: np.ndarray, df: np.ndarray, total: int) -> np.ndarray:
@@ -151,41 +158,52 @@ def llr(a: np.ndarray, n: np.ndarray, df: np.ndarray, total: int) -> np.ndarray:
     return np.where(over, np.maximum(g2, 0.0), 0.0)
 
 
-def ctfidf(counts: np.ndarray) -> np.ndarray:
-    """Class-based TF-IDF of a class × term count matrix (dense rows: classes)."""
-    per_class = counts.sum(axis=1, keepdims=True)
-    tf = np.divide(counts, per_class, out=np.zeros_like(counts, dtype=float), where=per_class > 0)
+def ctfidf(a: np.ndarray, row: np.ndarray, col: np.ndarray, n_classes: int, n_terms: int) -> np.ndarray:
+    """Class-based TF-IDF of the nonzero counts `a` at (class `row`, term `col`) of a class × term
+    matrix (sums of duplicate entries are the caller's)."""
+    per_class = np.bincount(row, weights=a, minlength=n_classes)
+    frequency = np.bincount(col, weights=a, minlength=n_terms)
     average = per_class.mean()
-    frequency = counts.sum(axis=0, keepdims=True)
-    idf = np.log1p(np.divide(average, frequency, out=np.zeros_like(frequency, dtype=float), where=frequency > 0))
-    return tf * idf
+    return a / per_class[row] * np.log1p(average / frequency[col])
 
 
-def term_scores(docs: pd.DataFrame, terms: pd.DataFrame, labelled: list[int], method: str,
-                min_works: int) -> pd.DataFrame:
-    """(cluster, term, works, score) of every candidate term of the `labelled` clusters."""
+def term_scores(docs: pd.DataFrame, corpus: Bundle, settings: dict, labelled: list[int],
+                stop: frozenset[str]) -> pd.DataFrame:
+    """(cluster, term, works, score) of every candidate term of the `labelled` clusters, computed on
+    the nonzero counts only (a cluster × vocabulary matrix would be dense)."""
+    from scipy.sparse import coo_matrix
+
     columns = ["cluster", "term", "works", "score"]
-    if docs.empty or terms.empty or not labelled:
+    universe = pd.Index(sorted(docs["work_id"].unique()))
+    x, vocabulary = document_terms(corpus, universe, settings, stop)
+    if x is None or not labelled:
         return pd.DataFrame(columns=columns)
-    x, m, vocabulary, clusters = _matrices(docs, terms)
-    counts = (m.T @ x).tocsr()                     # a_t per cluster: documents of D(C) carrying t
+    clusters = pd.Index(sorted(docs["cluster"].unique()))
+    m = _incidence(docs, universe, clusters)
+    counts = (m.T @ x).tocoo()                     # a_t per cluster: documents of D(C) carrying t
     total = x.shape[0]
     n = np.asarray(m.sum(axis=0)).ravel()
     df = np.asarray(x.sum(axis=0)).ravel()
-    rows = clusters.get_indexer(labelled)
-    if method == "ctfidf":
-        singles = np.setdiff1d(np.arange(len(clusters)), rows)
-        rest = np.asarray(counts[singles].sum(axis=0)) if len(singles) else np.zeros((0, len(vocabulary)))
-        dense = np.vstack([counts[rows].toarray(), rest]) if len(singles) else counts[rows].toarray()
-        score = ctfidf(dense)[:len(rows)]
-        a = counts[rows].toarray()
+    position = np.full(len(clusters), -1)
+    position[clusters.get_indexer(labelled)] = np.arange(len(labelled))
+    if settings["method"] == "ctfidf":             # classes: the labelled clusters, then all singletons
+        rest = len(labelled)
+        klass = np.where(position[counts.row] >= 0, position[counts.row], rest)
+        n_classes = rest + int((position < 0).any())
+        merged = coo_matrix((counts.data, (klass, counts.col)), shape=(n_classes, len(vocabulary))).tocsr().tocoo()
+        row, col, a = merged.row, merged.col, merged.data
+        score = ctfidf(a, row, col, n_classes, len(vocabulary))
+        keep = row < rest
+        chosen, col, a, score = np.asarray(labelled)[row[keep]], col[keep], a[keep], score[keep]
     else:
-        a = counts[rows].toarray()
-        nn = n[rows][:, None]
-        score = np.where(nn < total, llr(a, nn, df[None, :], total), a)   # one cluster: by frequency
-    r, t = np.nonzero((a >= max(min_works, 1)) & (score > 0))
-    out = pd.DataFrame({"cluster": clusters[rows][r], "term": vocabulary[t], "works": a[r, t].astype(np.int64),
-                        "score": score[r, t]})
+        keep = position[counts.row] >= 0
+        row, col, a = counts.row[keep], counts.col[keep], counts.data[keep]
+        size = n[row]
+        score = np.where(size < total, llr(a, size, df[col], total), a)   # one cluster: by frequency
+        chosen = clusters.to_numpy()[row]
+    ok = (a >= max(settings["min_works"], 1)) & (score > 0)
+    out = pd.DataFrame({"cluster": chosen[ok].astype(np.int64), "term": vocabulary[col[ok]],
+                        "works": a[ok].astype(np.int64), "score": score[ok]})
     return out.sort_values(["cluster", "score", "works", "term"], ascending=[True, False, False, True],
                            kind="mergesort").reset_index(drop=True)
 
@@ -231,9 +249,7 @@ def name_clusters(kind: str, nodes: pd.DataFrame, metrics: dict, corpus: Bundle,
     scores = pd.DataFrame(columns=["cluster", "term", "works", "score"])
     if settings["by"] == "terms" and labelled:
         docs = documents(kind, nodes, corpus, params)
-        stop = _stop_words(settings["stop_words"])
-        terms = _term_rows(corpus, pd.Index(docs["work_id"].unique()), settings, stop)
-        scores = term_scores(docs, terms, labelled, settings["method"], settings["min_works"])
+        scores = term_scores(docs, corpus, settings, labelled, _stop_words(settings["stop_words"]))
     names = nodes.set_index("node_id")["label"]
     by_cluster = {int(c): group for c, group in scores.groupby("cluster")}
     for entry in entries:
@@ -251,4 +267,5 @@ def name_clusters(kind: str, nodes: pd.DataFrame, metrics: dict, corpus: Bundle,
     return named, record
 
 
-__all__ = ["DOCUMENT_KINDS", "documents", "llr", "ctfidf", "name_clusters", "phrases", "term_scores"]
+__all__ = ["DOCUMENT_KINDS", "document_terms", "documents", "llr", "ctfidf", "name_clusters", "phrases",
+           "term_scores"]
