@@ -72,6 +72,10 @@ def test_graphml_reads_back_with_typed_attributes(networks, sep, tmp_path, name)
     assert attrs["label"] == " ".join(str(first["label"]).split())
     assert isinstance(attrs["cluster"], int) and attrs["cluster"] == first["cluster"]
     assert isinstance(attrs["degree"], int) and isinstance(attrs["pagerank"], float)
+    labels = {c["cluster"]: c["label"] for c in net.metrics["clusters"]}   # the metrics' label, node by node
+    for row in net.nodes.itertuples(index=False):
+        assert graph.nodes[row.node_id].get("cluster_label") == labels.get(row.cluster)
+        assert graph.nodes[row.node_id]["silhouette"] == pytest.approx(row.silhouette)
     assert math.isclose(sum(d["weight"] for _, _, d in graph.edges(data=True)), net.edges["weight"].sum())
     text = path.read_text(encoding="utf-8")
     assert ">None<" not in text and ">nan<" not in text
@@ -179,7 +183,7 @@ def test_vosviewer_files_describe_the_same_network(networks, tmp_path, name):
     assert len(doc["items"]) == len(items) and len(doc["links"]) == len(links)
     assert {(x["source_id"], x["target_id"]) for x in doc["links"]} == {(a, b) for a, b, _ in links}
     assert doc["items"][0]["weights"]["Occurrences"] == int(net.nodes["occurrences"].iloc[0])
-    assert [c["cluster"] for c in doc["clusters"]] == [c["cluster"] for c in net.metrics["clusters"]]
+    assert doc["clusters"] == [{"cluster": c["cluster"], "label": c["label"]} for c in net.metrics["clusters"]]
     _only(tmp_path, {"map.txt", "network.txt", "net.json"})
 
 

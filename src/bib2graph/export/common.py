@@ -65,7 +65,7 @@ def _corpus_extras(network, corpus: Bundle | None) -> dict[str, dict]:
 
 
 NODE_ATTRIBUTES = ("label", "occurrences", "year", "mean_year", "doi", "in_corpus", "degree", "strength", "link_strength",
-                   "pagerank", "betweenness", "eigenvector", "cluster")
+                   "pagerank", "betweenness", "eigenvector", "cluster", "silhouette")
 
 
 def to_networkx(network, corpus: Bundle | None = None, xy=None) -> nx.Graph:
