@@ -13,6 +13,7 @@ from bib2graph.cli.commands import verb_table
 from bib2graph.errors import DataError, NetworkError, SpecError
 from bib2graph.service.contract import describe
 from bib2graph.service.envelope import failure, success
+from bib2graph.service.network_view import cluster_entry
 
 from ..integration.helpers import check_envelope
 
@@ -187,7 +188,7 @@ CASES: dict[str, tuple[dict, list[str]]] = {
                            {"id": "W2", "label": "W2", "cluster": 1, "x": None, "y": None, "year": None,
                             "mean_year": None, "in_corpus": True, "doi": None, "occurrences": 1, "degree": 1,
                             "strength": 1.0, "pagerank": 0.5, "betweenness": 0.0}],
-                 "clusters": [{"cluster": 1, "size": 2, "label": "Memory; Context"}],
+                 "clusters": [cluster_entry({"cluster": 1, "size": 2, "label": "Memory; Context"})],
                  "metrics": {"n_clusters": 1, "modularity": 0.0},
                  "edges": [{"source": "W1", "target": "W2", "weight": 1.0, "count": 1.0}],
                  "edges_total": 3, "edges_offset": 1, "edges_next": 2},
