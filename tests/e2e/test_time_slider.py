@@ -16,6 +16,10 @@ SHOWN = """() => {
   const s = window.__b2g.sigma, g = window.__b2g.graph;
   return g.nodes().filter((n) => !s.getNodeDisplayData(n).hidden).sort();
 }"""
+SHOWS_ALL = f"""(want) => {{
+  const got = ({SHOWN})();
+  return got.length === want.length && got.every((n, i) => n === want[i]);
+}}"""
 COLOURS = """() => {
   const s = window.__b2g.sigma, g = window.__b2g.graph, out = {};
   g.nodes().forEach((n) => { const d = s.getNodeDisplayData(n); if (!d.hidden) out[n] = d.color; });
@@ -52,5 +56,6 @@ def test_time_slider_shows_each_slice(timed_demo, tmp_path):
                 assert all(len(c) == 1 for c in by_cluster.values())   # one colour per slice cluster
             slider.fill("-1")
             expect(label).to_have_text("all years")
+            page.wait_for_function(SHOWS_ALL, arg=everything)   # the label changes before sigma redraws
             assert page.evaluate(SHOWN) == everything
             assert errors == []
