@@ -305,3 +305,20 @@ def test_skipped_seed_entries_and_an_empty_corpus_are_said_in_the_envelope(demo)
     empty = [w for w in call.envelope["warnings"] if "the corpus includes no work" in w]
     assert len(empty) == 1 and "filter:year_min" in empty[0], call.envelope["warnings"]
     assert empty[0] in b2g("status", "--json", "--workspace", str(demo)).envelope["warnings"]
+
+
+def test_the_demo_names_every_cluster_without_a_generic_field(built_demo):
+    """Issue 22: no label of the demo holds one of OpenAlex's generic fields (level-0 concepts, topic
+    domains and fields), and nodes.parquet carries the label metrics.json gives its cluster."""
+    from bib2graph.networks.generic_terms import is_generic
+
+    for kind in KINDS:
+        folder = built_demo / f"results/networks/{kind}"
+        metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
+        assert metrics["clusters"], kind
+        labels = {c["cluster"]: c["label"] for c in metrics["clusters"]}
+        for label in labels.values():
+            assert label and not any(is_generic(name=part) for part in label.split("; ")), (kind, label)
+        nodes = read_table(folder / "nodes.parquet", NODES)
+        read = [x if isinstance(x, str) else None for x in nodes["cluster_label"]]   # null reads back as NaN
+        assert [labels.get(c) for c in nodes["cluster"]] == read, kind
