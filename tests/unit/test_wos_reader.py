@@ -212,17 +212,51 @@ def test_a_record_cut_off_before_er_is_reported_and_the_others_read(shared_data,
         _read(read_wos, path, Skips(strict=True))
 
 
-def test_a_record_without_ut_is_reported_by_place(shared_data, tmp_path):
-    lines = (shared_data / PLAIN).read_text(encoding="utf-8-sig").split("\n")
-    first_ut = next(i for i, line in enumerate(lines) if line.startswith("UT "))
+def _without(lines: list[str], tags: tuple[str, ...], record: int) -> list[str]:
+    """The lines of a plain-text export with the `tags` lines (and their continuations) of one record
+    (0-based) removed."""
+    out, current, dropping = [], -1, False
+    for line in lines:
+        if line.startswith("PT "):
+            current += 1
+        if line[:2].strip() and line[2:3] == " ":
+            dropping = current == record and line[:2] in tags
+        elif not line.startswith("   "):
+            dropping = False
+        if not dropping:
+            out.append(line)
+    return out
+
+
+def test_a_record_without_ut_is_keyed_by_its_doi(shared_data, tmp_path):
+    from bib2graph.sources.exports.entries import native_id
+    from bib2graph.ids import normalize_doi
+
+    text = (shared_data / PLAIN).read_text(encoding="utf-8-sig")
+    lines = text.split("\n")
+    blocks = text.split("\nER")
+    k = next(i for i, b in enumerate(blocks) if re.search(r"^DI ", b, re.M))   # a record with a DOI
+    doi = normalize_doi(re.search(r"^DI (\S+)", blocks[k], re.M).group(1))
     path = tmp_path / "no-ut.txt"
-    path.write_text("\n".join(lines[:first_ut] + lines[first_ut + 1:]), encoding="utf-8")
+    path.write_text("\n".join(_without(lines, ("UT",), k)), encoding="utf-8")
+    skips = Skips()
+    records = _read(read_wos, path, skips)
+    assert len(records) == len(re.findall(r"^PT ", text, re.M)) and not skips.items   # none dropped
+    kept = records[k]
+    assert "wos" not in kept.ids and kept.doi == doi
+    assert native_id(kept) == native_id(type(kept)(**{**kept.__dict__, "title": "another title"}))   # by its DOI
+
+
+def test_a_record_without_ut_doi_or_pmid_is_reported_by_place(shared_data, tmp_path):
+    lines = (shared_data / PLAIN).read_text(encoding="utf-8-sig").split("\n")
+    path = tmp_path / "no-ut.txt"
+    path.write_text("\n".join(_without(lines, ("UT", "DI", "PM"), 0)), encoding="utf-8")
     skips = Skips()
     records = _read(read_wos, path, skips)
     text = path.read_text(encoding="utf-8")
     assert len(records) == len(re.findall(r"^PT ", text, re.M)) - 1
     assert [s.where.split(",")[0] for s in skips.items] == ["record 1"]
-    assert "UT" in skips.items[0].reason
+    assert "UT" in skips.items[0].reason and "DOI" in skips.items[0].reason
 
 
 def test_a_tab_row_cut_short_is_reported(shared_data, tmp_path):

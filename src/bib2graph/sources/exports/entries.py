@@ -75,12 +75,13 @@ class Entry:
 
 def native_id(record: Record) -> str:
     """The record's own ID by `ID_SCHEMES`, else one derived from what identifies the work (DOI, else
-    title, year and first author, else the file and record number), stable across runs."""
+    PMID, else title, year and first author, else the file and record number), stable across runs."""
     for scheme in ID_SCHEMES:
         if record.ids.get(scheme):
             return record.ids[scheme]
     first = author_key(full_form(record.authors[0].name, record.authors[0].full_name)) if record.authors else ""
     basis = (f"doi:{record.doi}" if record.doi else
+             f"pmid:{record.ids['pmid']}" if record.ids.get("pmid") else
              f"title:{title_key(record.title)}|{record.year}|{first}" if record.title else
              f"record:{record.origin.file}|{record.origin.record}")
     return derived_id("REC", basis)

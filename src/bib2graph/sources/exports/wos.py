@@ -207,15 +207,16 @@ def _split_list(tag: str, cell: str) -> list[str]:
 
 def _record(origin: Origin, text: dict[str, str], items: dict[str, list[str]], cited: list[CitedRef],
             name: str, skips: Skips) -> Record | None:
-    """One Record from the fields of a block or row; None (reported) when it has no UT."""
+    """One Record from the fields of a block or row. A record without its UT is keyed by its DOI or
+    PMID (`entries.native_id`); None (reported) when it has none of the three."""
     ut = _wos_id(text.get("UT"))
-    if ut is None:
-        skips.add(name, origin.where(), "no accession number (UT): cannot tell this record apart")
-        return None
-    ids = {"wos": ut}
     pmid = (text.get("PM") or "").strip()
+    ids = {"wos": ut} if ut is not None else {}
     if pmid.isascii() and pmid.isdigit():
         ids["pmid"] = pmid
+    if ut is None and "pmid" not in ids and normalize_doi(text.get("DI")) is None:
+        skips.add(name, origin.where(), "no accession number (UT), DOI or PMID: cannot tell this record apart")
+        return None
     year = _int(text.get("PY")) or _int(text.get("EY"))   # EY: the year of an early-access record
     title = text.get("TI") or None
     doc_type = text.get("DT") or ""
