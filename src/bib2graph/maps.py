@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .density import Density, item_density
-from .palette import OTHER_COLOUR, cluster_colour
+from .palette import OTHER_COLOUR, cluster_colour, entry_colour
 
 MAX_NODES = 2000     # the strongest nodes are drawn; a note says so when some are left out
 MAX_EDGES = 1500     # the heaviest edges between drawn nodes
@@ -39,7 +39,7 @@ def legend(clusters: list[dict]) -> tuple[list[dict], dict | None]:
     the map cannot tell those apart, so neither does the legend."""
     own, other = [], []
     for entry in clusters:
-        colour = entry.get("colour") or cluster_colour(entry.get("cluster"))
+        colour = entry_colour(entry)
         item = {"cluster": entry.get("cluster"), "colour": colour, "label": entry.get("label") or "",
                 "size": entry.get("size")}
         (other if colour == OTHER_COLOUR else own).append(item)

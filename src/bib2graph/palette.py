@@ -20,3 +20,9 @@ def cluster_colour(cluster) -> str:
     except (TypeError, ValueError):
         return OTHER_COLOUR
     return CLUSTER_COLOURS[number - 1] if 1 <= number <= len(CLUSTER_COLOURS) else OTHER_COLOUR
+
+
+def entry_colour(entry: dict) -> str:
+    """A cluster table entry's colour: the one it records, else its number's (a metrics.json written
+    before clusters had colours)."""
+    return entry.get("colour") or cluster_colour(entry.get("cluster"))

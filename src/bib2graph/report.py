@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from .atomic import write_text
-from .palette import cluster_colour
+from .palette import entry_colour
 from .svgplot import Html
 from .svgplot import pyplot as _pyplot
 from .svgplot import svg as _svg
@@ -213,7 +213,7 @@ def _works(works: list | None) -> Html:
 
 def _cluster_row(c: dict[str, Any], cited: bool) -> list[Any]:
     """One row of the cluster table; a value metrics.json lacks is blank."""
-    colour = c.get("colour") or cluster_colour(c.get("cluster"))
+    colour = entry_colour(c)
     years = [f"{y:.1f}" if isinstance(y, (int, float)) else "" for y in (c.get("mean_year"), c.get("median_year"))]
     return ([c.get("cluster"), Html(f'<span class="colour">{_swatch(colour)} {html.escape(colour)}</span>'),
              _fmt(c.get("label")), _fmt(c.get("size")), *years, _fmt(c.get("internal_weight")),

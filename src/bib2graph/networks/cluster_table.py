@@ -69,10 +69,10 @@ def silhouette(n: int, i: np.ndarray, j: np.ndarray, weight: np.ndarray, cluster
 
 
 def local_citations(node_ids: pd.Series, references: pd.DataFrame) -> np.ndarray:
-    """For each node, the corpus works citing it (a work citing itself not counted)."""
-    refs = references.loc[references["work_id"] != references["referenced_id"], ["work_id", "referenced_id"]]
-    counts = refs.drop_duplicates().groupby("referenced_id").size()
-    return counts.reindex(node_ids).fillna(0).to_numpy(dtype=np.int64)
+    """For each node, the corpus works citing it (a work citing itself not counted); the references
+    table is unique on (work_id, referenced_id) by its schema, so rows are citing works."""
+    cited = references["referenced_id"][references["work_id"] != references["referenced_id"]]
+    return cited.value_counts().reindex(node_ids).fillna(0).to_numpy(dtype=np.int64)
 
 
 def _weights(i: np.ndarray, j: np.ndarray, weight: np.ndarray, clusters: np.ndarray) -> tuple[pd.Series, pd.Series]:
@@ -93,15 +93,8 @@ def _rank_column(kind: str) -> str:
 
 def _leaders(members: pd.DataFrame, column: str, name: str) -> list[dict]:
     top = members.sort_values([column, "node_id"], ascending=[False, True], kind="mergesort").head(TOP)
-    return [{"node_id": str(r.node_id), "label": str(r.label), name: _plain(getattr(r, column))}
-            for r in top.itertuples(index=False)]
-
-
-def _plain(value):
-    """A numpy or pandas scalar as a JSON-able Python value (None for missing)."""
-    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
-        return None
-    return value.item() if hasattr(value, "item") else value
+    return [{"node_id": str(r.node_id), "label": str(r.label), name: getattr(r, column)}   # metrics.tidy makes
+            for r in top.itertuples(index=False)]                                             # them JSON values
 
 
 def cluster_table(kind: str, nodes: pd.DataFrame, i: np.ndarray, j: np.ndarray, weight: np.ndarray,

@@ -78,7 +78,7 @@ def cluster_entry(entry: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {**{k: None for k in CLUSTER_SCALARS}, **{k: [] for k in CLUSTER_LISTS}, **entry}
     for key in CLUSTER_LISTS:
         out[key] = list(out[key] or [])
-    out.update(cluster=number, size=int(entry["size"]), colour=entry.get("colour") or palette.cluster_colour(number),
+    out.update(cluster=number, size=int(entry["size"]), colour=palette.entry_colour(entry),
                terms=[_term(t) for t in out["terms"]])
     return out
 
