@@ -33,3 +33,37 @@ def normalize_doi(value: str | None) -> str | None:
             break
     value = value.strip().lower()
     return value if value.startswith("10.") else None
+
+
+_PMID_PREFIXES = ("https://pubmed.ncbi.nlm.nih.gov/", "http://pubmed.ncbi.nlm.nih.gov/",
+                  "https://www.ncbi.nlm.nih.gov/pubmed/", "http://www.ncbi.nlm.nih.gov/pubmed/", "pmid:", "pmid")
+
+
+def normalize_pmid(value: str | int | None) -> str | None:
+    """A PubMed ID as its digits without leading zeros (``"PMID: 012345"``, a pubmed.ncbi URL → ``"12345"``),
+    or None when `value` holds none."""
+    if value is None or isinstance(value, bool):
+        return None
+    text = str(value).strip().rstrip("/")
+    lowered = text.lower()
+    for prefix in _PMID_PREFIXES:
+        if lowered.startswith(prefix):
+            text = text[len(prefix):].strip(" :")
+            break
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:
+        return None
+    text = text.lstrip("0")
+    return text or None
+
+
+def normalize_issn(value: str | None) -> str | None:
+    """An ISSN as ``NNNN-NNNC`` (upper-case check character), or None when `value` holds none; the
+    check digit is not verified (exports carry mistyped ones that still name the journal)."""
+    if not value:
+        return None
+    text = "".join(ch for ch in str(value) if ch.isalnum()).upper()
+    if text.startswith("ISSN"):
+        text = text[4:]
+    if len(text) != 8 or not text[:7].isdigit() or not (text[7].isdigit() or text[7] == "X"):
+        return None
+    return f"{text[:4]}-{text[4:]}"

@@ -25,7 +25,7 @@ from .errors import DataError
 TEXT = pa.Column(str, nullable=False)
 # OpenAlex's keywords, topics and concepts; exports' author keywords and indexer keywords (WoS Keywords
 # Plus, Scopus Index Keywords).
-TERM_FIELDS = ["keywords", "topics", "concepts", "author_keywords", "index_keywords"]
+TERM_FIELDS = ["keywords", "topics", "concepts", "author_keywords", "index_keywords", "mesh"]
 OPTIONAL_TEXT = pa.Column(str, nullable=True, required=True)
 
 
@@ -38,6 +38,7 @@ def table_schema(name: str, columns: dict[str, pa.Column], key: list[str]) -> pa
 WORKS = table_schema("works", {
     "work_id": TEXT,
     "doi": OPTIONAL_TEXT,
+    "pmid": OPTIONAL_TEXT,
     "title": OPTIONAL_TEXT,
     "year": pa.Column("Int64", nullable=True),
     "publication_date": OPTIONAL_TEXT,
@@ -45,6 +46,7 @@ WORKS = table_schema("works", {
     "language": OPTIONAL_TEXT,
     "venue_id": OPTIONAL_TEXT,
     "venue": OPTIONAL_TEXT,
+    "issn": OPTIONAL_TEXT,
     "cited_by_count": pa.Column("Int64", pa.Check.ge(0), nullable=True),
     "n_references": pa.Column("Int64", pa.Check.ge(0)),
     "is_retracted": pa.Column(bool),

@@ -65,7 +65,7 @@ def test_term_filters_and_prisma_add_up_on_a_real_corpus(demo_universe):
     pool, seeds, cands = _pool(demo_universe, n_seeds=40)
     works = pool.works.set_index("work_id")
     victim = sorted(works.index)[0]
-    filters = {**FILTERS, "include": "rat* OR mouse OR mice OR rodent*", "exclude": "review",
+    filters = {**FILTERS, "include": "perirhinal OR hippocamp*", "exclude": "review",
                "year_min": 1990}
     decisions = {victim: Decision(victim, "reject", "off-topic")}
     result = build_corpus(pool, seeds, cands, decisions, filters)

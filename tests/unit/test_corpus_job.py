@@ -117,7 +117,7 @@ def test_term_expressions_and_constant_topics(tmp_path, demo_pool):
     extra = pd.DataFrame({"work_id": target, "field": "topics", "term_id": sorted(CONSTANT_TOPICS),
                           "term": "x", "score": 0.9})
     pool = Bundle(**{**vars(pool), "terms": pd.concat([pool.terms, extra], ignore_index=True)})
-    filters = {"include": "rat* OR mouse OR mice OR rodent* OR x", "exclude": "review",
+    filters = {"include": "perirhinal OR hippocamp* OR x", "exclude": "review",
                "exclude_constant_topics": True}
     screening = _same_bytes(tmp_path, pool, seeds, cands, filters, [(sorted(pool.works["work_id"])[0], "reject", "off-topic")])
     assert {"filter:include", "filter:exclude", "filter:constant_topics"} <= set(screening["excluded_by"].dropna())

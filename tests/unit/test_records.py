@@ -35,7 +35,7 @@ def test_2023_schema_real_works_keep_author_order():
     wid = short_id(first["id"])
     rows = bundle.authorships[bundle.authorships.work_id == wid].sort_values("position")
     assert list(rows.author_id) == [short_id(a["author"]["id"]) for a in first["authorships"]]
-    assert set(bundle.terms.field) == {"concepts"}  # 2023 records carry concepts only
+    assert set(bundle.terms.field) == {"concepts", "mesh"}  # 2023 records carry concepts and MeSH only
     internal = bundle.references.referenced_id.isin(set(bundle.works.work_id)).sum()
     assert internal == 413  # within-set citation links stated by the data's README
 

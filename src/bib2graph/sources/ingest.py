@@ -107,10 +107,11 @@ def group_entries(entries: list[Entry]) -> list[list[Entry]]:
     """Entries that are one work, best source first (rank, then read order); groups in order of their
     best entry.
 
-    The same native ID or DOI makes one work. Title, year and first author join a record without a DOI
-    to the one work with a DOI that has them (to none when several do: a conference abstract and its
-    article share all three), and records without a DOI to each other; two DOIs never merge, nor do
-    two records one database (WoS, Scopus, OpenAlex) gave different IDs.
+    The same native ID, DOI or PMID makes one work (a PMID not when the two records give different
+    DOIs). Title, year and first author join a record without a DOI to the one work with a DOI that
+    has them (to none when several do: a conference abstract and its article share all three), and
+    records without a DOI to each other; two DOIs never merge, nor do two records one database (WoS,
+    Scopus, OpenAlex) gave different IDs.
     """
     groups = _Groups(len(entries))
     owner: dict[str, int] = {}
@@ -120,7 +121,8 @@ def group_entries(entries: list[Entry]) -> list[list[Entry]]:
             if key.startswith("title:"):
                 titled.setdefault(key, []).append(i)
             elif key in owner:
-                groups.union(owner[key], i)
+                if not (key.startswith("pmid:") and _dois_differ(entries[owner[key]], entry)):
+                    groups.union(owner[key], i)
             else:
                 owner[key] = i
     natives: dict[int, set[tuple[str, str]]] = {}   # group root → the native IDs of its database records
@@ -144,6 +146,11 @@ def group_entries(entries: list[Entry]) -> list[list[Entry]]:
         members.setdefault(groups.find(i), []).append(entry)
     ordered = [sorted(m, key=lambda e: (e.rank, e.order)) for m in members.values()]
     return sorted(ordered, key=lambda m: (m[0].rank, m[0].order))
+
+
+def _dois_differ(a: Entry, b: Entry) -> bool:
+    doi_a, doi_b = a.work.get("doi"), b.work.get("doi")
+    return bool(doi_a and doi_b and doi_a != doi_b)
 
 
 @dataclass
@@ -311,11 +318,12 @@ def resolve_with_openalex(found: Ingested, ids_for_dois: Callable[[list[str]], d
 def _resolve(merged: list[Merged], refs: _References,
              fold: SourceFolding | None = None) -> tuple[dict[str, str], dict[str, Any]]:
     """Identity → work ID. A key written elsewhere with a fuller identity (a DOI, a volume and page)
-    takes that one (`merge_identities`); it resolves to a work of the universe by DOI, else by key
+    takes that one (`merge_identities`); it resolves to a work of the universe by DOI, else PMID, else by key
     (`ReferenceResolver`); else it is a work of its own, ``REF:`` and a hash of the identity."""
     resolver = ReferenceResolver(
         ((m.work_id, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
-                               _first(m, "venue_abbrev"), _first(m, "volume"), _first(m, "first_page"), m.work.get("doi"), fold))
+                               _first(m, "venue_abbrev"), _first(m, "volume"), _first(m, "first_page"), m.work.get("doi"), fold,
+                               m.work.get("pmid")))
          for m in merged), fold)
     fuller = merge_identities((p for p in refs.parsed.values() if p is not None), fold)
     out: dict[str, str] = {}

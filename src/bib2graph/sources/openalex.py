@@ -80,7 +80,7 @@ ENV_RATE = "B2G_OPENALEX_RATE"
 SELECT_FIELDS = ("id", "doi", "title", "display_name", "publication_year", "publication_date", "type",
                  "language", "primary_location", "authorships", "cited_by_count", "referenced_works",
                  "is_retracted", "abstract_inverted_index", "updated_date", "keywords", "topics",
-                 "concepts", "ids")
+                 "concepts", "ids", "mesh")
 MAX_OR_VALUES = 100
 MAX_URL_CHARS = 4000
 #: USD per request, by kind (OpenAlex price list, 2026): list/filter page, search page, singleton.

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from ..ids import normalize_doi, short_id
+from ..ids import normalize_doi, normalize_issn, normalize_pmid, short_id
 from ..skips import Skips
 from ..tables import AFFILIATIONS, AUTHORSHIPS, REFERENCES, TERMS, WORKS, Bundle, conform
 
@@ -85,6 +85,10 @@ def work_doi(work: dict[str, Any]) -> str | None:
     return normalize_doi(_text(work.get("doi")) or _text(_dict(work.get("ids")).get("doi")))
 
 
+def work_pmid(work: dict[str, Any]) -> str | None:
+    return normalize_pmid(_text(_dict(work.get("ids")).get("pmid")))
+
+
 def work_year(work: dict[str, Any]) -> int | None:
     return _int(work.get("publication_year"))
 
@@ -107,6 +111,30 @@ def _venue(work: dict[str, Any]) -> tuple[str | None, str | None]:
         return _short(source.get("id")), _text(source.get("display_name"))
     host = _dict(work.get("host_venue"))
     return _short(host.get("id")), _text(host.get("display_name"))
+
+
+def _issn(work: dict[str, Any]) -> str | None:
+    """The linking ISSN of the work's source (current schema: primary_location.source; 2023: host_venue)."""
+    for source in (_dict(_dict(work.get("primary_location")).get("source")), _dict(work.get("host_venue"))):
+        issn = normalize_issn(_text(source.get("issn_l"))) or next(
+            (i for i in (normalize_issn(_text(x)) for x in _list(source.get("issn"))) if i), None)
+        if issn:
+            return issn
+    return None
+
+
+def _mesh(wid: str, work: dict[str, Any]) -> list[dict[str, Any]]:
+    """MeSH descriptors (one row per descriptor, whatever its qualifiers), keyed by the folded name as
+    export readers key theirs, so that PubMed and OpenAlex records of a work give the same terms."""
+    rows, seen = [], set()
+    for item in _list(work.get("mesh")):
+        name = _text(_dict(item).get("descriptor_name"))
+        term_id = " ".join(name.casefold().split()) if name else None
+        if term_id and term_id not in seen:
+            seen.add(term_id)
+            rows.append({"work_id": wid, "field": "mesh", "term_id": term_id, "term": " ".join(name.split()),
+                         "score": None})
+    return rows
 
 
 def _terms(wid: str, work: dict[str, Any]) -> list[dict[str, Any]]:
@@ -160,6 +188,7 @@ def work_rows(work: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
         "works": [{
             "work_id": wid,
             "doi": work_doi(work),
+            "pmid": work_pmid(work),
             "title": work_title(work),
             "year": work_year(work),
             "publication_date": _text(work.get("publication_date")),
@@ -167,6 +196,7 @@ def work_rows(work: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
             "language": _text(work.get("language")),
             "venue_id": venue_id,
             "venue": venue,
+            "issn": _issn(work),
             "cited_by_count": _count(work.get("cited_by_count")),
             "n_references": len(references),
             "is_retracted": _flag(work.get("is_retracted")),
@@ -176,7 +206,7 @@ def work_rows(work: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
         "authorships": authorships,
         "affiliations": affiliations,
         "references": [{"work_id": wid, "referenced_id": r} for r in references],
-        "terms": _terms(wid, work),
+        "terms": _terms(wid, work) + _mesh(wid, work),
     }
 
 

@@ -27,6 +27,10 @@ _RIS_START = re.compile(r"^TY {1,2}- ?\S", re.MULTILINE)
 _BIBTEX_ENTRY = re.compile(r"^\s*@[A-Za-z]+\s*[{(]", re.MULTILINE)
 _OPENALEX_MARKS = re.compile(r'"id"\s*:\s*"https?://openalex\.org/W|"publication_year"\s*:|"authorships"\s*:')
 _CSL_KEYS = {"title", "author", "issued", "container-title", "editor"}
+_PUBMED_XML = re.compile(r"<(?:!DOCTYPE\s+)?Pubmed(?:Book)?Article(?:Set)?\b")
+_MEDLINE_PMID = re.compile(r"^PMID- *\d", re.MULTILINE)
+_MEDLINE_TAG = re.compile(r"^(?:TI|FAU|AU|DP|AB)  - ", re.MULTILINE)
+_COCHRANE = re.compile(r"^(?:Record #\d+ of \d+\s*$|ID: CN-\d+)", re.MULTILINE)
 
 
 def detect_format(path: str | Path) -> str | None:
@@ -58,8 +62,17 @@ def _sample(path: Path) -> str:
 def _from_text(text: str) -> str | None:
     body = text.lstrip()
     first = body.split("\n", 1)[0].rstrip("\r")
+    if body.startswith("<") and _PUBMED_XML.search(body[:SAMPLE_BYTES // 4]):
+        return "pubmed-xml"
     if re.match(r"(FN|VR|PT) ", first):
         return "wos"
+    if _MEDLINE_PMID.match(body) or _MEDLINE_PMID.search(text) and _MEDLINE_TAG.search(text) \
+            and not _RIS_START.search(text):
+        return "pubmed"
+    if _COCHRANE.match(body) and not _RIS_START.search(text):
+        return "cochrane"
+    if re.match(r'"?About the data', first):
+        return "dimensions-csv"
     cells = first.split("\t")
     if len(cells) > 2 and (cells[0] == "PT" or "UT" in cells):
         return "wos-tab"
@@ -94,6 +107,8 @@ def _csv_format(header: set[str]) -> str | None:
         return "wos-tab"
     if "Lens ID" in header:
         return "lens-csv"
+    if "Publication ID" in header and header & {"Dimensions URL", "PubYear", "Source title"}:
+        return "dimensions-csv"
     if {"Authors", "Source title"} <= header and header & {"EID", "Link"}:
         return "scopus-csv"
     if "id" in header and header & {"display_name", "publication_year"}:

@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...ids import normalize_issn, normalize_pmid
 from .names import author_key, display_name, fold, full_form, title_key
 from .record import Record
 from .work_ids import derived_id, id_scheme
@@ -18,11 +19,12 @@ from .work_ids import derived_id, id_scheme
 # Which source wins a merged work's ID and fields: OpenAlex first (its IDs are what chaining and the API
 # speak), then the curated citation indexes, then reference-manager files.
 RANK = {"openalex-json": 0, "openalex-csv": 0, "wos": 1, "wos-tab": 1, "scopus-csv": 2, "scopus-ris": 2,
-        "lens-csv": 3, "ris": 4, "bibtex": 4, "csl-json": 4}
+        "pubmed": 2, "pubmed-xml": 2, "embase-ris": 2, "dimensions-csv": 3, "cochrane": 3, "lens-csv": 3,
+        "ris": 4, "bibtex": 4, "csl-json": 4}
 # A record's own ID, by the scheme that names it best.
-ID_SCHEMES = ("openalex", "bib2graph", "wos", "scopus", "lens")
-WORK_FIELDS = ("doi", "title", "year", "publication_date", "type", "language", "venue_id", "venue",
-               "cited_by_count", "is_retracted", "abstract", "updated_date")
+ID_SCHEMES = ("openalex", "bib2graph", "wos", "scopus", "dimensions", "embase", "cochrane", "lens")
+WORK_FIELDS = ("doi", "pmid", "title", "year", "publication_date", "type", "language", "venue_id", "venue",
+               "issn", "cited_by_count", "is_retracted", "abstract", "updated_date")
 MIN_TITLE_KEY = 12   # shorter titles ("Introduction", "Editorial") say too little to merge works by
 
 
@@ -58,11 +60,13 @@ class Entry:
         return RANK.get(self.format, 5)
 
     def merge_keys(self) -> list[str]:
-        """The keys under which two entries are one work: the same native ID, DOI, or title, year and
-        first author."""
+        """The keys under which two entries are one work: the same native ID, DOI, PMID, or title, year
+        and first author."""
         keys = [f"id:{self.native_id}"]
         if self.work.get("doi"):
             keys.append(f"doi:{self.work['doi']}")
+        if self.work.get("pmid"):
+            keys.append(f"pmid:{self.work['pmid']}")
         title, year = title_key(self.work.get("title")), self.work.get("year")
         first = author_key(self.authors[0]["author_name"]) if self.authors else None
         if len(title) >= MIN_TITLE_KEY and year is not None and first:
@@ -81,7 +85,7 @@ def native_id(record: Record) -> str:
             return record.ids[scheme]
     first = author_key(full_form(record.authors[0].name, record.authors[0].full_name)) if record.authors else ""
     basis = (f"doi:{record.doi}" if record.doi else
-             f"pmid:{record.ids['pmid']}" if record.ids.get("pmid") else
+             f"pmid:{normalize_pmid(record.ids['pmid'])}" if normalize_pmid(record.ids.get("pmid")) else
              f"title:{title_key(record.title)}|{record.year}|{first}" if record.title else
              f"record:{record.origin.file}|{record.origin.record}")
     return derived_id("REC", basis)
@@ -117,9 +121,10 @@ def entry_from_record(record: Record, order: int) -> Entry:
     """The rows one export record gives: authors as "Surname, Given", authors' IDs from Scopus author
     IDs where given (else their folded name), institutions by folded name, keywords as terms."""
     o = record.origin
-    work = {"doi": record.doi, "title": record.title, "year": record.year,
+    work = {"doi": record.doi, "pmid": normalize_pmid(record.ids.get("pmid")), "title": record.title, "year": record.year,
             "publication_date": record.publication_date, "type": record.type, "language": record.language,
-            "venue_id": None, "venue": record.venue or record.venue_abbrev, "cited_by_count": record.cited_by_count,
+            "venue_id": None, "venue": record.venue or record.venue_abbrev,
+            "issn": normalize_issn(record.issn), "cited_by_count": record.cited_by_count,
             "is_retracted": record.is_retracted, "abstract": record.abstract, "updated_date": None}
     authors, affiliations = [], []
     for position, author in enumerate(record.authors):
@@ -140,7 +145,7 @@ def entry_from_record(record: Record, order: int) -> Entry:
     return Entry(file=o.file, format=o.format, record=o.record, line=o.line, order=order,
                  native_id=native_id(record), work=work, authors=authors, affiliations=affiliations,
                  terms=_term_rows("author_keywords", record.author_keywords)
-                 + _term_rows("index_keywords", record.index_keywords),
+                 + _term_rows("index_keywords", record.index_keywords) + _term_rows("mesh", record.mesh),
                  referenced_ids=referenced,
                  raw_references=[] if referenced else [(r.raw, r.line) for r in record.references],
                  venue_abbrev=record.venue_abbrev, volume=record.volume, first_page=record.first_page)

@@ -17,6 +17,10 @@ READERS: dict[str, tuple[str, str]] = {
     "scopus-csv": ("scopus", "read_scopus_csv"),
     "ris": ("ris", "read_ris"),
     "bibtex": ("bibtex", "read_bibtex"),
+    "pubmed": ("pubmed", "read_pubmed"),
+    "pubmed-xml": ("pubmed_xml", "read_pubmed_xml"),
+    "cochrane": ("cochrane", "read_cochrane"),
+    "dimensions-csv": ("dimensions", "read_dimensions_csv"),
     "lens-csv": ("lens", "read_lens_csv"),
     "openalex-csv": ("openalex_csv", "read_openalex_csv"),
     "csl-json": ("csl_json", "read_csl_json"),
@@ -35,7 +39,8 @@ def file_format(path: Path, name: str, declared: str | None = None) -> str:
     found = detect_format(path)
     if found is None:
         raise DataError(f"{name}: not a format bib2graph reads (OpenAlex JSON, Web of Science plain text or "
-                        "tab-delimited, Scopus CSV, Lens CSV, OpenAlex CSV, RIS, BibTeX, CSL-JSON); if it is one "
+                        "tab-delimited, Scopus CSV, PubMed/MEDLINE text or XML, Cochrane CENTRAL text, Dimensions CSV, "
+                        "Lens CSV, OpenAlex CSV, RIS (Embase too), BibTeX, CSL-JSON); if it is one "
                         "of them, declare it: source.files: [{path: ..., format: ...}]",
                         code="FILE_INVALID", details={"file": name, "formats": list(FORMATS)})
     return found

@@ -1,6 +1,6 @@
 """One bibliographic record as an export file gives it, before it becomes rows of the bundle tables.
 
-Every reader (Web of Science, Scopus, Lens, RIS, BibTeX, OpenAlex CSV) yields these, so merging,
+Every reader (Web of Science, Scopus, PubMed, Cochrane, Dimensions, Lens, RIS, BibTeX, OpenAlex CSV) yields these, so merging,
 reference matching and table building are written once. Fields hold what the file says, cleaned of
 layout only (continuation lines joined, surrounding space stripped); nothing is looked up.
 """
@@ -17,7 +17,7 @@ class Origin:
     file: str            # as the spec names the file
     record: int          # 1-based record number within the file
     line: int            # 1-based line where the record starts (CSV: the physical line of its row)
-    format: str          # "wos", "wos-tab", "scopus-csv", "scopus-ris", "ris", "bibtex", "lens-csv", "openalex-csv"
+    format: str          # readers.READERS' formats, and "scopus-ris" / "embase-ris" for RIS of those producers
 
     def where(self) -> str:
         return f"record {self.record}, line {self.line}"
@@ -53,7 +53,8 @@ class CitedRef:
 @dataclass
 class Record:
     origin: Origin
-    ids: dict[str, str] = field(default_factory=dict)   # "wos": "WOS:000…", "scopus": "2-s2.0-…", "lens", "openalex": "W…", "pmid"
+    ids: dict[str, str] = field(default_factory=dict)   # "wos": "WOS:000…", "scopus": "2-s2.0-…", "lens", "openalex": "W…",
+    #                                                     "dimensions": "pub.…", "cochrane": "CN-…", "embase", "pmid" (digits), "pmcid"
     doi: str | None = None            # bare lower-case (ids.normalize_doi)
     title: str | None = None
     year: int | None = None
@@ -62,6 +63,7 @@ class Record:
     language: str | None = None       # ISO 639-1 when recognised ("en"), else None
     venue: str | None = None          # full source title
     venue_abbrev: str | None = None   # WoS J9 / Scopus "Abbreviated Source Title"
+    issn: str | None = None           # the source's ISSN, NNNN-NNNC (ids.normalize_issn); print before electronic
     volume: str | None = None
     issue: str | None = None
     first_page: str | None = None
@@ -73,4 +75,5 @@ class Record:
     institutions: list[Institution] = field(default_factory=list)
     author_keywords: list[str] = field(default_factory=list)
     index_keywords: list[str] = field(default_factory=list)   # WoS Keywords Plus (ID), Scopus Index Keywords
+    mesh: list[str] = field(default_factory=list)   # MeSH descriptor names, qualifiers and major-topic marks dropped
     references: list[CitedRef] = field(default_factory=list)

@@ -4,6 +4,7 @@ to the works of the corpus. Pure functions, no I/O.
 Identity (`identity_key`), in order:
 
 * ``doi:<bare lower-case DOI>`` when the reference carries a DOI;
+* ``pmid:<digits>`` when it carries a PubMed ID and no DOI (PubMed XML and Dimensions give them);
 * ``key:<AUTHOR>|<YEAR>|<SOURCE>|<VOLUME>|<PAGE>`` when it has a first author, a year and at least one of
   source, volume and page. AUTHOR is the surname upper-cased without diacritics, spaces or punctuation,
   a space and the first initial ("Smith J", "SMITH JA", "Smith, J.A." and "Smith John" are all
@@ -59,6 +60,7 @@ class ParsedRef:
     page: str | None = None
     doi: str | None = None
     title: str | None = None
+    pmid: str | None = None     # digits (ids.normalize_pmid), where the export gives one (PubMed XML, Dimensions)
 
 
 # ---------------------------------------------------------------------------------------------- parsing
@@ -67,7 +69,8 @@ _YEAR = re.compile(r"^(1[5-9]\d\d|20\d\d)$")
 _DOI_IN_TEXT = re.compile(r"(?i)\b(10\.\d{3,9}/[^\s\]]+)")
 
 
-STYLES = {"wos": "wos", "wos-tab": "wos", "scopus-csv": "scopus", "scopus-ris": "scopus"}
+STYLES = {"wos": "wos", "wos-tab": "wos", "scopus-csv": "scopus", "scopus-ris": "scopus", "pubmed-xml": "pubmed",
+          "dimensions-csv": "dimensions"}
 
 
 def style_for(format: str) -> str:
@@ -88,9 +91,15 @@ def parse_reference(raw: str, style: str) -> ParsedRef | None:
         parsed = _parse_scopus(raw, text)
     elif style == "generic":
         parsed = _parse_wos(raw, text) if _looks_like_wos(text) else _parse_scopus(raw, text)
+    elif style == "pubmed":
+        from .pubmed_refs import parse_pubmed_reference
+        parsed = parse_pubmed_reference(raw, text)
+    elif style == "dimensions":
+        from .dimensions_refs import parse_dimensions_reference
+        parsed = parse_dimensions_reference(raw, text)
     else:
-        raise ValueError(f"unknown reference style {style!r}; expected wos, scopus or generic")
-    usable = parsed.first_author or parsed.year or parsed.source or parsed.doi
+        raise ValueError(f"unknown reference style {style!r}; expected wos, scopus, pubmed, dimensions or generic")
+    usable = parsed.first_author or parsed.year or parsed.source or parsed.doi or parsed.pmid
     return parsed if usable else None
 
 
@@ -362,9 +371,12 @@ def _key(author: str | None, year: int | None, source: str, volume: str, page: s
 
 
 def identity_key(ref: ParsedRef, fold: "SourceFolding | None" = None) -> str:
-    """One string per cited work: ``doi:…``, else ``key:AUTHOR|YEAR|SOURCE|VOLUME|PAGE``, else ``raw:…``."""
+    """One string per cited work: ``doi:…``, else ``pmid:…``, else ``key:AUTHOR|YEAR|SOURCE|VOLUME|PAGE``,
+    else ``raw:…``."""
     if ref.doi:
         return f"doi:{ref.doi}"
+    if ref.pmid:
+        return f"pmid:{ref.pmid}"
     key = _key(author_key(ref.first_author), ref.year, source_key(ref.source, fold, ref.year), _number(ref.volume),
                _number(ref.page))
     return key or f"raw:{normalize_raw(ref.raw)}"
@@ -403,19 +415,23 @@ def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = Non
     A key maps to the one DOI the DOI-bearing references answering it carry, else to the one
     volume-and-page key the others answering it have; a key with two candidates maps to neither."""
     dois: dict[str, set[str]] = defaultdict(set)
+    pmids: dict[str, set[str]] = defaultdict(set)
     fuller: dict[str, set[str]] = defaultdict(set)
     for ref in refs:
-        own = identity_key(replace(ref, doi=None), fold)
-        if not (ref.doi or (_number(ref.volume) and _number(ref.page) and own.startswith("key:"))):
+        own = identity_key(replace(ref, doi=None, pmid=None), fold)
+        if not (ref.doi or ref.pmid or (_number(ref.volume) and _number(ref.page) and own.startswith("key:"))):
             continue
         for key in work_keys(ref.first_author, ref.year, ref.source, None, ref.volume, ref.page, None, fold):
             if ref.doi:
                 dois[key].add(f"doi:{ref.doi}")
+            elif ref.pmid:
+                pmids[key].add(f"pmid:{ref.pmid}")
             elif key != own:
                 fuller[key].add(own)
     merged = {key: next(iter(found)) for key, found in dois.items() if len(found) == 1}
+    merged.update((key, next(iter(found))) for key, found in pmids.items() if len(found) == 1 and key not in dois)
     merged.update((key, next(iter(found))) for key, found in fuller.items()
-                  if len(found) == 1 and key not in dois)
+                  if len(found) == 1 and key not in dois and key not in pmids)
     # a key may map to a volume-and-page key that itself maps to a DOI (their sources spelled apart)
     return {key: merged.get(merged[key], merged[key]) for key in sorted(merged)}
 
@@ -424,11 +440,13 @@ def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = Non
 
 def work_keys(first_author: str | None, year: int | None, venue: str | None, venue_abbrev: str | None,
               volume: str | None, first_page: str | None, doi: str | None,
-              fold: SourceFolding | None = None) -> list[str]:
-    """The identities a corpus work answers to: its DOI and its author–year–source–volume–page keys, with
+              fold: SourceFolding | None = None, pmid: str | None = None) -> list[str]:
+    """The identities a corpus work answers to: its DOI, its PMID and its author–year–source–volume–page keys, with
     volume or page left out too (a reference may omit either) and with both source forms.
     `first_author` is surname first, as WoS AU or Scopus "Authors" write it."""
     keys = [f"doi:{d}"] if (d := normalize_doi(doi)) else []
+    if pmid:
+        keys.append(f"pmid:{pmid}")
     author, vol, page = author_key(first_author), _number(volume), _number(first_page)
     sources = sorted({source_key(s, fold, year) for s in (venue, venue_abbrev) if s} or {""})
     for source in sources:
@@ -461,7 +479,12 @@ class ReferenceResolver:
                 return next(iter(found)), "doi"
             self.ambiguous += 1
             return None, None
-        key = identity_key(replace(ref, doi=None), self.fold)
+        if ref.pmid and (found := self._index.get(f"pmid:{ref.pmid}")):
+            if len(found) == 1:
+                return next(iter(found)), "pmid"
+            self.ambiguous += 1
+            return None, None
+        key = identity_key(replace(ref, doi=None, pmid=None), self.fold)
         found = self._index.get(key, set()) if key.startswith("key:") else set()
         if ref.doi:
             found = found - self._has_doi

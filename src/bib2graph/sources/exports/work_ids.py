@@ -2,7 +2,8 @@
 `ID`/`AN`, CSL-JSON `id`), so that reading a bibliography back gives each work the ID it had.
 
 A corpus built from export files holds OpenAlex IDs (``W…``), Web of Science UTs (``WOS:…``), Scopus
-EIDs (``2-s2.0-…``), Lens IDs (``123-456-789-012-345``) and bib2graph's own derived IDs (``REC:…``,
+EIDs (``2-s2.0-…``), Lens IDs (``123-456-789-012-345``), Dimensions IDs (``pub.1234``), Cochrane
+CENTRAL IDs (``CN-01234567``) and bib2graph's own derived IDs (``REC:…``,
 ``REF:…``); each goes back to the `Record.ids` scheme its reader gives it first.
 """
 
@@ -18,6 +19,8 @@ _SCHEMES = (
     ("wos", re.compile(r"^WOS:\S+$")),
     ("scopus", re.compile(r"^2-s2\.0-\d+$")),
     ("lens", re.compile(r"^\d{3}-\d{3}-\d{3}-\d{3}-\d{2}[\dX]$")),
+    ("dimensions", re.compile(r"^pub\.\d+$")),
+    ("cochrane", re.compile(r"^CN-\d+$")),
     ("bib2graph", re.compile(r"^(?:REC|REF):\S+$")),
 )
 
