@@ -20,7 +20,7 @@ from ...ids import normalize_doi
 from ...skips import Skips
 from .languages import language_code
 from .record import Author, Origin, Record
-from .work_ids import own_ids
+from .work_ids import issns, own_ids
 
 _WS = re.compile(r"[ \t\n\r]*")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d|21\d\d)\b")
@@ -103,10 +103,17 @@ def _record(item: dict, origin: Origin) -> Record:
                   publication_date=date, type=TYPES.get(str(item.get("type")), "other"),
                   language=_language(_text(item.get("language"))), venue=_text(item.get("container-title")),
                   venue_abbrev=_text(item.get("container-title-short")) or _text(item.get("journalAbbreviation")),
+                  issn=_issn(item.get("ISSN")),
                   volume=_text(item.get("volume")), issue=_text(item.get("issue")), first_page=first,
                   last_page=last, abstract=_text(item.get("abstract")),
                   authors=[a for a in map(_author, _list(item.get("author"))) if a],
                   author_keywords=_keywords(item.get("keyword")))
+
+
+def _issn(value: Any) -> str | None:
+    """The first ISSN of CSL's "ISSN", a string ("1234-5678, 8765-4321") or a list of them."""
+    values = value if isinstance(value, list) else [value]
+    return next(iter(issns(" ".join(str(v) for v in values if isinstance(v, (str, int))))), None)
 
 
 def _list(value: Any) -> list:

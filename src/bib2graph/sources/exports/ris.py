@@ -7,8 +7,21 @@ references follow one a line, each ending in ";":
     N1  - References: Mayergoyz, I.D., (1986) Phys. Rev. Lett., 56, p. 1518;
     Preisach, F., (1935) Z. Phys., 94, p. 277;
 
-A record with such a note is read as format "scopus-ris". bib2graph's own RIS writes the work ID in
-`ID` and `AN`: an OpenAlex ID there ("W123") becomes the record's `openalex` ID.
+A record with such a note is read as format "scopus-ris". Other producers write each cited reference
+as a `CR` tag of its own; a `CR` holding a copyright line (JSTOR, Ovid) is no reference and is left out.
+
+Embase records, in both flavours, are read as format "embase-ris", known by their content (`DB  -
+Embase…`, an embase.com link, or an Ovid link into an Embase segment, `D=emed…`/`D=oemezd`):
+- Elsevier's embase.com writes the title in `T1` (`T2` is the title in its original language), the
+  journal in `JF` and its abbreviation in `JO`, authors in `A1`, the Embase accession number in `U2`
+  ("L2040010236"), the PMID of a record also in MEDLINE in `C5`, ISSNs in several `SN` (the print one
+  last), Emtree index terms, drug and device names in `KW`, the document type in `M3`;
+- Ovid writes the accession number in `ID`/`AN` (digits: the same number as Elsevier's, without "L"),
+  the journal in `JF`/`JA`, the DOI as a URL in `DO`, and the link to the record in `L2`/`UR`.
+Emtree terms go to `index_keywords` (major-topic stars dropped); neither flavour marks author keywords.
+
+bib2graph's own RIS writes the work ID in `ID` and `AN`: an OpenAlex ID there ("W123") becomes the
+record's `openalex` ID.
 """
 
 from __future__ import annotations
@@ -19,20 +32,27 @@ from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import parse_qs, unquote, urlparse
 
 from ...errors import DataError
-from ...ids import normalize_doi
+from ...ids import normalize_doi, normalize_pmid
 from ...skips import Skips
 from . import textfile
 from .languages import language_code
 from .record import Author, CitedRef, Origin, Record
 from .scopus_refs import split_references
 from .vocab import work_type
-from .work_ids import own_ids
+from .work_ids import issns, own_ids
 
 Line = tuple[int, str]
 
 _YEAR = re.compile(r"\b(\d{4})\b")
 _DATE = re.compile(r"^(\d{4})[/-](\d{1,2})[/-](\d{1,2})")
 _REFERENCES = "References:"
+_COPYRIGHT = re.compile(r"^(?:copyright\b|\(c\)|©)", re.IGNORECASE)
+_EMBASE_DB = re.compile(r"^embase\b", re.IGNORECASE)
+_OVID_EMBASE = re.compile(r"ovid.*[?&]D=o?em[a-z]*\d*(?:&|$)", re.IGNORECASE)
+_EMBASE_LINK = re.compile(r"embase\.com/.*[?&]id=(L\d{8,12})\b", re.IGNORECASE)
+_EMBASE_ID = re.compile(r"^L\d{8,12}$")
+_OVID_AN = re.compile(r"^\d{8,12}$")
+_PRINT = re.compile(r"\bprint\b", re.IGNORECASE)
 # How many lines of a file without any `TY  - ` line are read before it is called not RIS.
 _STRAY_LIMIT = 1000
 
@@ -114,27 +134,91 @@ def parse_block(parser: Any, block: list[Line], name: str, line: int, skips: Ski
 
 
 def _record(f: dict[str, Any], block: list[Line], origin: Origin) -> Record:
+    tags = tag_values(block)
     references = scopus_references(block)
+    embase = not references and is_embase(tags)
     if references or _text(f.get("name_of_database")).lower() == "scopus":
         origin = Origin(origin.file, origin.record, origin.line, "scopus-ris")
+    elif embase:
+        origin = Origin(origin.file, origin.record, origin.line, "embase-ris")
     year, date = _year_and_date(f)
     first, last = _pages(f, origin.format == "scopus-ris")
-    venue = _first(f, "secondary_title", "alternate_title3", "journal_name", "alternate_title2")
-    abbrev = _first(f, "alternate_title1", "alternate_title2")
+    if embase:   # T2 is the title in its original language here, JO the journal's abbreviation
+        venue = _first(f, "alternate_title3", "journal_name", "alternate_title2")
+        abbrev = _first(f, "alternate_title2", "journal_name", "alternate_title1")
+    else:
+        venue = _first(f, "secondary_title", "alternate_title3", "journal_name", "alternate_title2")
+        abbrev = _first(f, "alternate_title1", "alternate_title2")
+    keywords = [k for k in (_text(k) for k in _list(f, "keywords")) if k]
     return Record(
-        origin=origin, ids=_ids(f), doi=_doi(f),
+        origin=origin, ids=_ids(f, tags, embase), doi=_doi(f, tags),
         title=_first(f, "title", "primary_title"),
         year=year, publication_date=date,
-        type=_type(f, origin.format == "scopus-ris"),
+        type=_type(f, origin.format != "ris"),
         language=language_code(_text(f.get("language"))),
         venue=venue, venue_abbrev=abbrev if abbrev != venue else None,
+        issn=choose_issn(tags.get("SN", []), print_last=embase),
         volume=_first(f, "volume"), issue=_first(f, "number"),
         first_page=first, last_page=last,
         abstract=_first(f, "abstract", "notes_abstract"),
         authors=[Author(name=a) for a in _list(f, "authors") or _list(f, "first_authors")],
-        author_keywords=[k for k in (_text(k) for k in _list(f, "keywords")) if k],
-        references=references,
+        author_keywords=[] if embase else keywords,
+        index_keywords=_emtree(keywords) if embase else [],
+        references=references or cr_references(block),
     )
+
+
+def tag_values(block: list[Line]) -> dict[str, list[str]]:
+    """Every value of every tag, in order (rispy keeps only the first of a repeated `SN` or `DB`)."""
+    values: dict[str, list[str]] = {}
+    for _, line in block:
+        tag = tag_of(line)
+        if tag is not None and (value := _text(line[6:])):
+            values.setdefault(tag, []).append(value)
+    return values
+
+
+def is_embase(tags: dict[str, list[str]]) -> bool:
+    """An Embase record of embase.com (`DB  - Embase`, an embase.com link) or of Ovid (`DB  - Embase`,
+    an Ovid link into an Embase segment such as D=emed23 or D=oemezd)."""
+    if any(_EMBASE_DB.match(v) for v in tags.get("DB", [])):
+        return True
+    links = [v for tag in ("UR", "L2", "LK", "M2") for v in tags.get(tag, [])]
+    return any(_EMBASE_LINK.search(v) or _OVID_EMBASE.search(v) for v in links)
+
+
+def choose_issn(values: list[str], print_last: bool = False) -> str | None:
+    """The source's ISSN among `SN` values: one labelled "(Print)" first; else the first, or with
+    `print_last` (Embase, both flavours: electronic first, print last) the last."""
+    labelled = [i for v in values if _PRINT.search(v) for i in issns(v)]
+    found = [i for v in values for i in issns(v)]
+    if labelled:
+        return labelled[0]
+    if found:
+        return found[-1] if print_last else found[0]
+    return None
+
+
+def cr_references(block: list[Line]) -> list[CitedRef]:
+    """References written one a `CR` tag (continuation lines joined), each with its line; copyright
+    statements in `CR` are not references."""
+    refs: list[list] = []
+    inside = False
+    for number, line in block:
+        tag = tag_of(line)
+        if tag is not None:
+            inside = tag == "CR"
+            if inside:
+                refs.append([number, line[6:].strip()])
+        elif inside and line.strip():
+            refs[-1][1] = f"{refs[-1][1]} {line.strip()}".strip()
+    return [CitedRef(text, number) for number, text in refs if text and not _COPYRIGHT.match(text)]
+
+
+def _emtree(keywords: list[str]) -> list[str]:
+    """Emtree terms without Ovid's major-topic star, each once (embase.com repeats device names)."""
+    terms = (k.lstrip("*").strip() for k in keywords)
+    return list(dict.fromkeys(t for t in terms if t))
 
 
 def scopus_references(block: list[Line]) -> list[CitedRef]:
@@ -157,7 +241,7 @@ def scopus_references(block: list[Line]) -> list[CitedRef]:
     return refs
 
 
-def _ids(f: dict[str, Any]) -> dict[str, str]:
+def _ids(f: dict[str, Any], tags: dict[str, list[str]], embase: bool) -> dict[str, str]:
     ids: dict[str, str] = {}
     own = _first(f, "id", "accession_number")
     if own:
@@ -167,15 +251,33 @@ def _ids(f: dict[str, Any]) -> dict[str, str]:
         eid = parse_qs(urlparse(url).query).get("eid")
         if eid and "scopus" in url.lower():
             ids["scopus"] = eid[0]
+    if embase:
+        ids.update(_embase_ids(tags, own))
     return ids
 
 
-def _doi(f: dict[str, Any]) -> str | None:
-    """`DO`, else a doi.org URL's DOI (percent-escapes undone)."""
+def _embase_ids(tags: dict[str, list[str]], own: str | None) -> dict[str, str]:
+    """The Embase accession number (embase.com `U2` or link, Ovid's digits in `ID`/`AN` with its "L")
+    and the PMID (embase.com `C5`) of an Embase record."""
+    ids: dict[str, str] = {}
+    links = (m.group(1) for v in tags.get("UR", []) + tags.get("L2", []) if (m := _EMBASE_LINK.search(v)))
+    accession = next((v for v in tags.get("U2", []) if _EMBASE_ID.match(v)), None) or next(links, None)
+    if accession is None and own and _OVID_AN.match(own):
+        accession = f"L{own}"
+    if accession:
+        ids["embase"] = accession
+    pmid = next((p for v in tags.get("C5", []) if (p := normalize_pmid(v))), None)
+    if pmid:
+        ids["pmid"] = pmid
+    return ids
+
+
+def _doi(f: dict[str, Any], tags: dict[str, list[str]]) -> str | None:
+    """`DO` (bare or as a URL), else a doi.org URL's DOI in `UR` or `L2` (percent-escapes undone)."""
     doi = normalize_doi(_text(f.get("doi")))
     if doi:
         return doi
-    for url in _list(f, "urls"):
+    for url in _list(f, "urls") + tags.get("L2", []):
         if "doi.org/" in url.lower() and (found := normalize_doi(unquote(url.strip()))):
             return found
     return None
@@ -199,9 +301,10 @@ def _year_and_date(f: dict[str, Any]) -> tuple[int | None, str | None]:
     return None, date
 
 
-def _type(f: dict[str, Any], scopus: bool) -> str | None:
-    """Scopus RIS writes its document type ("Review", "Conference Paper") in `M3`; `TY` says only JOUR."""
-    found = work_type(_text(f.get("type_of_work"))) if scopus else None
+def _type(f: dict[str, Any], typed: bool) -> str | None:
+    """Scopus and Embase RIS write the document type ("Review", "Conference Paper", "Conference
+    Abstract") in `M3`; `TY` says only JOUR."""
+    found = work_type(_text(f.get("type_of_work"))) if typed else None
     return found if found not in (None, "other") else work_type(_text(f.get("type_of_reference")))
 
 

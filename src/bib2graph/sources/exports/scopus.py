@@ -29,6 +29,7 @@ from .languages import language_code
 from .record import Author, CitedRef, Institution, Origin, Record
 from .scopus_refs import split_references
 from .vocab import marks_retracted, work_type
+from .work_ids import issns
 
 _NO_AUTHOR = "[no author name available]"
 _NO_ABSTRACT = "[no abstract available]"
@@ -77,6 +78,7 @@ def _from_cells(h: Header, cells: list[str], origin: Origin) -> Record:
         language=language_code(get("Language of Original Document")),
         venue=get("Source title"),
         venue_abbrev=get("Abbreviated Source Title"),
+        issn=next(iter(issns(get("ISSN"))), None),
         volume=get("Volume"),
         issue=get("Issue"),
         first_page=get("Page start") or get("Art. No."),

@@ -35,6 +35,7 @@ from .record import Author, CitedRef, Institution, Origin, Record
 from .languages import language_code
 from .names import ascii_text
 from .vocab import work_type
+from .work_ids import issns
 
 OnRecord = Callable[[int], None]
 
@@ -226,6 +227,7 @@ def _record(origin: Origin, text: dict[str, str], items: dict[str, list[str]], c
         origin=origin, ids=ids, doi=normalize_doi(text.get("DI")), title=title, year=year,
         publication_date=_full_date(text.get("PD"), year), type=_work_type(doc_type),
         language=language_code(text.get("LA")), venue=text.get("SO") or None,
+        issn=next(iter(issns(text.get("SN")) + issns(text.get("EI"))), None),
         venue_abbrev=text.get("J9") or text.get("JI") or None, volume=text.get("VL") or None,
         issue=text.get("IS") or None, first_page=text.get("BP") or text.get("AR") or None,
         last_page=text.get("EP") or None,
