@@ -60,14 +60,16 @@ def _key(name: str) -> str:
     return " ".join(name.replace("\ufeff", "").split()).lower()
 
 
-def rows(path: Path, name: str) -> Iterator[Header | Row]:
-    """The header (the first non-blank row), then every non-blank row after it; undecodable bytes are a
-    DataError (FILE_ENCODING) naming the line, a missing file FILE_MISSING."""
+def rows(path: Path, name: str, preamble: Callable[[list[str]], bool] | None = None) -> Iterator[Header | Row]:
+    """The header (the first non-blank row that is not `preamble`, such as Dimensions' "About the data"
+    note), then every non-blank row after it; undecodable bytes are a DataError (FILE_ENCODING) naming
+    the line, a missing file FILE_MISSING."""
     csv.field_size_limit(_FIELD_LIMIT)
-    yield from _rows(raw_lines(path, name), name)
+    yield from _rows(raw_lines(path, name), name, preamble)
 
 
-def _rows(text: Iterator[str], name: str) -> Iterator[Header | Row]:
+def _rows(text: Iterator[str], name: str,
+          preamble: Callable[[list[str]], bool] | None = None) -> Iterator[Header | Row]:
     reader = csv.reader(text)
     header: Header | None = None
     number, consumed = 0, 0
@@ -89,6 +91,8 @@ def _rows(text: Iterator[str], name: str) -> Iterator[Header | Row]:
         if not any(c.strip() for c in cells):
             continue
         if header is None:
+            if preamble is not None and preamble(cells):
+                continue
             header = Header(cells)
             yield header
             continue
@@ -97,11 +101,13 @@ def _rows(text: Iterator[str], name: str) -> Iterator[Header | Row]:
 
 
 def read_records(path: str | Path, name: str, skips: Skips, what: str, required: tuple[str, ...],
-                 convert: Callable[[Header, Row], Record | str]) -> Iterator[Record]:
+                 convert: Callable[[Header, Row], Record | str],
+                 preamble: Callable[[list[str]], bool] | None = None) -> Iterator[Record]:
     """Records of a CSV export: `convert(header, row)` turns a row into a Record or returns the reason
-    it cannot (a str). A header without any of `required` is not this kind of export (FILE_INVALID)."""
+    it cannot (a str). A header without any of `required` is not this kind of export (FILE_INVALID);
+    rows before the header for which `preamble` is true are skipped."""
     count, header = 0, None
-    for row in rows(Path(path), name):
+    for row in rows(Path(path), name, preamble):
         if isinstance(row, Header):
             header = row
             if not header.has(*required):
