@@ -61,7 +61,8 @@ def _vancouver(text: str) -> dict | None:
     if match is None:
         return None
     parts = _sentences(text[:match.start()])
-    author, parts = _leading_author(parts)
+    # a lone part is the source ("Eur Respir J. 2016;48:370", not the author "Eur Respir J")
+    author, parts = _leading_author(parts) if len(parts) > 1 else (None, parts)
     source, title = _split_source(parts)
     return {"first_author": author, "year": int(match.group("year")), "title": title, "source": source,
             "volume": match.group("volume"), "page": match.group("page")}
