@@ -201,7 +201,8 @@ def test_ingest_resolves_references_among_the_files_works():
     assert set(zip(internal["work_id"], internal["referenced_id"])) == expected
     assert len(expected) > 100
     authorships = found.bundle.authorships
-    assert len(authorships) == sum(len([a for a in c.split(";") if a.strip()]) for c in _column(header, rows, "Authors"))
+    assert len(authorships) == sum(len([a for a in cell.split(";") if a.strip()])
+                                   for cell in _column(header, rows, "Authors"))
     terms = found.bundle.terms
     assert set(terms.loc[terms["field"] == "mesh", "term_id"]) == \
         {m.strip().casefold() for c in _column(header, rows, "MeSH terms") for m in c.split(";") if m.strip()}
