@@ -2,13 +2,13 @@
 
 It speaks the subset of ``/works`` that bib2graph's client uses, the way OpenAlex does:
 
-- ``/works?filter=…`` with ``openalex`` / ``ids.openalex`` / ``doi`` / ``cites`` / ``cited_by``
+- ``/works?filter=…`` with ``openalex`` / ``ids.openalex`` / ``doi`` / ``ids.pmid`` (``pmid``) / ``cites`` / ``cited_by``
   (``|`` ORs values, at most 100; ``,`` ANDs filters), ``search=`` (case-insensitive substring of
   title + abstract), ``select=`` (current top-level fields only: ``host_venue`` is refused),
   ``per_page``/``per-page`` (1–200, configurable cap), ``cursor`` (opaque, stable) and ``page``
   (≤ 10,000 results), ``sort``; ``meta`` with ``count``, ``per_page``, ``page``, ``next_cursor``
   (null only once a page comes back empty, as OpenAlex does);
-- ``/works/{id}`` and ``/works/doi:{doi}``: 404 for the unknown, 301 with ``Location`` (echoing the
+- ``/works/{id}``, ``/works/doi:{doi}`` and ``/works/pmid:{pmid}``: 404 for the unknown, 301 with ``Location`` (echoing the
   query string, key included, as real redirects do) for a configured merged-id map;
 - ``X-RateLimit-*`` headers on every response, an optional daily credit budget (list 1 credit,
   search 10, singleton 0), and 400s with an OpenAlex-like ``{"error", "message"}`` body.
@@ -43,10 +43,10 @@ from typing import Any, Iterable
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from bib2graph.sources.files import read_work_objects
-from bib2graph.sources.records import abstract_from_index, normalize_doi, short_id
+from bib2graph.sources.records import abstract_from_index, normalize_doi, short_id, work_pmid
 
 FAULT_KINDS = ("throttle", "budget", "error500", "error503", "slow", "drop", "truncate", "invalid_json")
-FILTERS = ("openalex", "ids.openalex", "doi", "cites", "cited_by")
+FILTERS = ("openalex", "ids.openalex", "doi", "ids.pmid", "pmid", "cites", "cited_by")
 PARAMS = {"filter", "search", "select", "per_page", "per-page", "cursor", "page", "sort", "api_key", "mailto",
           "seed", "sample"}
 #: Top-level Work fields the current API lets one select (no host_venue: it was removed).
@@ -85,6 +85,7 @@ class Universe:
         self.works: dict[str, dict[str, Any]] = {}
         self.order: list[str] = []
         self.by_doi: dict[str, list[str]] = {}
+        self.by_pmid: dict[str, list[str]] = {}
         self.citers: dict[str, set[str]] = {}
         self.text: dict[str, str] = {}
         self.lock = threading.RLock()
@@ -104,6 +105,8 @@ class Universe:
                 doi = normalize_doi(work.get("doi"))
                 if doi:
                     self.by_doi.setdefault(doi, []).append(wid)
+                if work_pmid(work):
+                    self.by_pmid.setdefault(work_pmid(work), []).append(wid)
                 for ref in work.get("referenced_works") or []:
                     self.citers.setdefault(short_id(ref) or "", set()).add(wid)
                 self.text[wid] = " ".join(filter(None, [work.get("title") or work.get("display_name") or "",
@@ -255,6 +258,9 @@ class OpenAlexAPI:
             doi = normalize_doi(ref[4:] if lowered.startswith("doi:") else ref)
             ids = self.universe.by_doi.get(doi or "", [])
             work = self.universe.get(sorted(ids, key=_nat)[0]) if ids else None
+        elif lowered.startswith("pmid:"):
+            ids = self.universe.by_pmid.get(ref[5:].strip(), [])
+            work = self.universe.get(sorted(ids, key=_nat)[0]) if ids else None
         else:
             wid = short_id(ref) or ""
             if wid in self.merged:
@@ -330,6 +336,11 @@ class OpenAlexAPI:
             if None in dois:
                 raise BadRequest(f"'{values[dois.index(None)]}' is not a valid DOI")
             return {w for d in dois for w in self.universe.by_doi.get(d, [])}
+        if key in ("ids.pmid", "pmid"):
+            bad = [v for v in values if not v.isdigit()]
+            if bad:
+                raise BadRequest(f"'{bad[0]}' is not a valid PMID")
+            return {w for v in values for w in self.universe.by_pmid.get(v.lstrip("0"), [])}
         ids = [short_id(v) or "" for v in values]
         for raw, wid in zip(values, ids):
             if not re.fullmatch(r"W\d+", wid):

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from .errors import SpecError
 from .expressions import compile_expression
+from .ids import normalize_pmid
 from .networks.params import resolve_communities, resolve_labels, resolve_metrics, resolve_params
 
 SEED_SUFFIXES = (".bib", ".ris", ".json", ".jsonl", ".jsonl.gz", ".json.gz", ".zip")
@@ -60,8 +61,11 @@ def _source(source: dict[str, Any]) -> None:
 def _seed(params: dict[str, Any]) -> None:
     seed, source = params["seed"], params["source"]
     _source(source)
-    if not (seed["ids"] or seed["dois"] or seed["query"] or seed["files"] or seed.get("all")):
-        raise _spec_error("no seeds: give seed.ids, seed.dois, seed.files, seed.query or seed.all", "seed")
+    if not (seed["ids"] or seed["dois"] or seed.get("pmids") or seed["query"] or seed["files"] or seed.get("all")):
+        raise _spec_error("no seeds: give seed.ids, seed.dois, seed.pmids, seed.files, seed.query or seed.all", "seed")
+    bad = [str(p) for p in seed.get("pmids", []) if normalize_pmid(p) is None]
+    if bad:
+        raise _spec_error(f"seed.pmids: not a PubMed ID: {', '.join(bad[:5])}", "seed.pmids")
     if seed.get("all") and source["kind"] not in ("files", "snapshot"):
         raise _spec_error("seed.all makes every work of the universe a seed and needs `source.kind: files` "
                           "or `snapshot`",

@@ -88,7 +88,7 @@ def run_sources(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) ->
 
         api = OpenAlexSource.open(source["openalex"], skips=skips)
         try:
-            found = resolve_with_openalex(found, api.ids_for_dois)
+            found = resolve_with_openalex(found, api.ids_for_dois, api.ids_for_pmids)
         finally:
             api.close()
     found.bundle.write(_folder(out["tables"]))
@@ -225,7 +225,7 @@ def run_simulate(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -
     """Screening replayed on the spec's labelled review over the pool (bib2graph.screening.simulation)."""
     from .progress import counting
     from .screening.features import read
-    from .screening.labels import pool_dois
+    from .screening.labels import pool_identifiers
     from .screening.simulation import replay_labels
 
     screening = spec["screening"]
@@ -233,7 +233,7 @@ def run_simulate(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -
     features = read(Path(pool["works"]).parent, inp["candidates"], screening["model"])
     simulation = screening["simulation"]
     with counting("screening replayed") as seen:
-        summary = replay_labels(features, pool_dois(pool["works"]), inp["labels"], screening, simulation["priors"],
+        summary = replay_labels(features, pool_identifiers(pool["works"]), inp["labels"], screening, simulation["priors"],
                                 simulation["seeds"], out["table"], seen,
                                 named=simulation["labels"])   # as the spec names it: no absolute path in an artifact
     write_json(out["summary"], summary)

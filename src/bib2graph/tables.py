@@ -137,6 +137,7 @@ SOURCE_REFS = table_schema("source_refs", {
     "volume": OPTIONAL_TEXT,
     "page": OPTIONAL_TEXT,
     "doi": OPTIONAL_TEXT,
+    "pmid": OPTIONAL_TEXT,
     "citing": pa.Column("Int64", pa.Check.ge(0)),
 }, ["work_id"])
 

@@ -579,7 +579,7 @@ AUTO_ORDER = ("keywords", "author_keywords", "index_keywords", "concepts")
 def select_terms(terms: pd.DataFrame, field_name: str) -> tuple[pd.DataFrame, int]:
     """Rows of the chosen term field. ``auto`` = per work the first field it has of `AUTO_ORDER`
     (OpenAlex keywords, an export's author keywords, indexer keywords, OpenAlex concepts);
-    ``all_keywords`` = author and indexer keywords together (VOSviewer's "all keywords").
+    ``all_keywords`` = author and indexer keywords and MeSH together (VOSviewer's "all keywords").
 
     On ``topics``, a work whose topics are exactly OpenAlex's constant triple loses them. Returns the
     rows and the number of works so guarded.
@@ -593,7 +593,7 @@ def select_terms(terms: pd.DataFrame, field_name: str) -> tuple[pd.DataFrame, in
             done = done.union(pd.Index(terms.loc[rows, "work_id"].unique()))
         return terms[chosen], 0
     if field_name == "all_keywords":
-        rows = terms[terms["field"].isin(["author_keywords", "index_keywords"])]
+        rows = terms[terms["field"].isin(["author_keywords", "index_keywords", "mesh"])]
         return rows.drop_duplicates(["work_id", "term_id"]), 0
     rows = terms[terms["field"] == field_name]
     if field_name != "topics" or rows.empty:

@@ -1,8 +1,9 @@
 """A labels file: which works a finished review included, to replay its screening (`b2g simulate`).
 
 SYNERGY's labels.csv form: a header naming ``label_included`` and at least one of ``openalex_id``
-(short or URL) and ``doi`` (any form); one row per screened work, its label 1 (included) or 0. Other
-columns (``pmid``, …) are ignored. A row is matched to a pooled work by its OpenAlex ID, else its DOI;
+(short or URL), ``doi`` (any form) and ``pmid``; one row per screened work, its label 1 (included) or 0.
+Other columns are ignored. A row is matched to a pooled work by its OpenAlex ID, else its DOI, else its
+PMID;
 rows matching no pooled work are counted, not an error (a review's pool may hold part of a record set).
 The file is read strictly: a bad label, a row without an ID, or one work labelled twice differently is a
 DataError (code LABELS_INVALID) naming the file and line.
@@ -19,9 +20,9 @@ import pandas as pd
 
 from .. import textio
 from ..errors import DataError
-from ..ids import normalize_doi, short_id
+from ..ids import normalize_doi, normalize_pmid, short_id
 
-ID_COLUMNS = ("openalex_id", "doi")
+ID_COLUMNS = ("openalex_id", "doi", "pmid")
 MAX_ROWS = 5_000_000
 
 
@@ -36,27 +37,32 @@ def _invalid(path: Path, line: int, message: str) -> DataError:
     return DataError(f"{path}:{line}: {message}", code="LABELS_INVALID", details={"file": str(path), "line": line})
 
 
-def pool_dois(works: str | Path) -> dict[str, str]:
-    """DOI → pooled work, from the pool's works table (the first by work ID when works share a DOI):
-    where a labels row without an OpenAlex ID finds its work."""
+def pool_identifiers(works: str | Path) -> dict[str, str]:
+    """DOI → pooled work and ``pmid:N`` → pooled work, from the pool's works table (the first by work ID
+    when works share one): where a labels row without an OpenAlex ID finds its work."""
+    from ..query import columns
     from ..tables import WORKS, read_columns
 
-    table = read_columns(works, WORKS, ["work_id", "doi"]).sort_values("work_id", kind="mergesort")
+    names = ["work_id", "doi"] + (["pmid"] if "pmid" in columns(works) else [])
+    table = read_columns(works, WORKS, names).sort_values("work_id", kind="mergesort")
     found: dict[str, str] = {}
     for work_id, doi in zip(table["work_id"], table["doi"]):
         if isinstance(doi, str):
             found.setdefault(doi, work_id)
+    for work_id, pmid in zip(table["work_id"], table.get("pmid", [])):
+        if isinstance(pmid, str):
+            found.setdefault(f"pmid:{pmid}", work_id)
     return found
 
 
-def read(path: str | Path, pool_ids: set[str], doi_to_work: dict[str, str]) -> Labels:
-    """The labels of the pooled works (IDs in `pool_ids`, DOIs in `doi_to_work`)."""
+def read(path: str | Path, pool_ids: set[str], identifiers: dict[str, str]) -> Labels:
+    """The labels of the pooled works (IDs in `pool_ids`; DOIs and ``pmid:N`` in `identifiers`)."""
     path = Path(path)
     text = textio.read_text(path)
     reader = csv.reader(io.StringIO(text))
     header = [cell.strip().lower().lstrip("\ufeff") for cell in next(reader, [])]
     if "label_included" not in header or not any(c in header for c in ID_COLUMNS):
-        raise _invalid(path, 1, f"the header needs label_included and openalex_id or doi, found {header!r}")
+        raise _invalid(path, 1, f"the header needs label_included and openalex_id, doi or pmid, found {header!r}")
     at = {name: header.index(name) for name in ("label_included", *ID_COLUMNS) if name in header}
     labels: dict[str, tuple[int, int]] = {}
     rows = unmatched = 0
@@ -71,9 +77,11 @@ def read(path: str | Path, pool_ids: set[str], doi_to_work: dict[str, str]) -> L
             raise _invalid(path, line, f"label_included is {value!r}; it must be 1 (included) or 0")
         cell = lambda name: cells[at[name]].strip() if name in at and len(cells) > at[name] else ""  # noqa: E731
         work_id, doi = short_id(cell("openalex_id")) if cell("openalex_id") else None, normalize_doi(cell("doi"))
-        if not work_id and not doi:
-            raise _invalid(path, line, "no openalex_id or doi on this row")
-        found = work_id if work_id in pool_ids else doi_to_work.get(doi) if doi else None
+        pmid = normalize_pmid(cell("pmid"))
+        if not work_id and not doi and not pmid:
+            raise _invalid(path, line, "no openalex_id, doi or pmid on this row")
+        found = work_id if work_id in pool_ids else None
+        found = found or (identifiers.get(doi) if doi else None) or (identifiers.get(f"pmid:{pmid}") if pmid else None)
         if found is None:
             unmatched += 1
             continue

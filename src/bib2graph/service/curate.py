@@ -1,7 +1,8 @@
 """`accept` / `reject`: record human decisions in `config/curation.tsv`.
 
-IDs may be given as OpenAlex IDs (short or URL) or DOIs; they are resolved against the works the
-workspace has pooled. An ID that names no known work fails the whole call: nothing is recorded.
+IDs may be given as work IDs (OpenAlex short or URL, or an export's ID), DOIs or PubMed IDs
+(``PMID:123``, a pubmed.ncbi URL, or bare digits); they are resolved against the works the workspace
+has pooled. An ID that names no known work fails the whole call: nothing is recorded.
 The clock and the person come from the caller (the CLI), so this layer stays deterministic.
 """
 
@@ -12,39 +13,51 @@ from pathlib import Path
 from .. import curation, query
 from ..errors import DataError, UsageError
 from ..paths import CURATION_FILE
-from ..ids import normalize_doi, short_id
+from ..ids import normalize_doi, normalize_pmid, short_id
 from .result import Result
 from .workspace import Workspace
 
 POOL = Path("results/chain/pool/works.parquet")
 
 
-def known_works(ws: Workspace) -> tuple[set[str], dict[str, str]] | None:
-    """(pooled work IDs, DOI → work ID), or None before the chain phase has pooled any work."""
+Known = tuple[set[str], dict[str, str], dict[str, str]]
+
+
+def known_works(ws: Workspace) -> Known | None:
+    """(pooled work IDs, DOI → work ID, PMID → work ID), or None before the chain phase has pooled any
+    work. A pool written before works had a `pmid` column resolves no PMID."""
     path = ws.path(str(POOL))
     if not path.is_file():
         return None
-    found = query.rows("SELECT work_id, doi FROM read_parquet(?) ORDER BY work_id", [str(path)])
-    by_doi = {}
-    for work_id, doi in found:
+    pmid = "pmid" if "pmid" in query.columns(path) else "NULL"
+    found = query.rows(f"SELECT work_id, doi, {pmid} FROM read_parquet(?) ORDER BY work_id", [str(path)])
+    by_doi: dict[str, str] = {}
+    by_pmid: dict[str, str] = {}
+    for work_id, doi, pmid_value in found:
         if doi:
             by_doi.setdefault(doi, work_id)
-    return {w for w, _ in found}, by_doi
+        if pmid_value:
+            by_pmid.setdefault(pmid_value, work_id)
+    return {w for w, _, _ in found}, by_doi, by_pmid
 
 
-def resolve_one(raw: str, known: tuple[set[str], dict[str, str]] | None) -> str | None:
-    """The work ID `raw` names (OpenAlex ID, URL or DOI); before pooling only W-IDs are taken on trust."""
-    doi = normalize_doi(raw)
-    work_id = short_id(raw) if doi is None else None
+def resolve_one(raw: str, known: Known | None) -> str | None:
+    """The work ID `raw` names (work ID, URL, DOI or PMID); before pooling only W-IDs are taken on trust."""
+    doi, pmid = normalize_doi(raw), normalize_pmid(raw)   # bare digits are a PMID: no work ID is all digits
+    work_id = short_id(raw) if doi is None and pmid is None else None
     if known is not None:
-        return known[1].get(doi) if doi else (work_id if work_id in known[0] else None)
-    return work_id if doi is None and (work_id or "").startswith("W") else None
+        if doi:
+            return known[1].get(doi)
+        if pmid:
+            return known[2].get(pmid)
+        return work_id if work_id in known[0] else None
+    return work_id if (work_id or "").startswith("W") else None
 
 
 def resolve_ids(ws: Workspace, raw_ids: list[str]) -> tuple[list[str], list[str]]:
     """(work IDs, warnings); unknown IDs raise DataError listing every one of them."""
     if not raw_ids:
-        raise UsageError("name at least one work ID (OpenAlex W… or a DOI)")
+        raise UsageError("name at least one work ID (OpenAlex W…, a DOI or PMID:…)")
     curation.capped(raw_ids)
     known = known_works(ws)
     resolved, unknown, warnings = [], [], []
@@ -56,7 +69,7 @@ def resolve_ids(ws: Workspace, raw_ids: list[str]) -> tuple[list[str], list[str]
             resolved.append(work_id)
     if unknown:
         where = "in this workspace's pool of works" if known is not None else \
-            "(run `b2g run chain` first to resolve DOIs; OpenAlex W-IDs are accepted before that)"
+            "(run `b2g run chain` first to resolve DOIs and PMIDs; OpenAlex W-IDs are accepted before that)"
         raise DataError(f"unknown work ID(s) {', '.join(unknown)} {where}; nothing was recorded",
                         code="UNKNOWN_ID", details={"unknown": unknown})
     if known is None:

@@ -25,7 +25,7 @@ from ..atomic import write_text
 from ..errors import DataError
 from ..export.csv import frame_text
 from ..paths import CURATION_FILE
-from .curate import known_works, resolve_one
+from .curate import Known, known_works, resolve_one
 from .result import Result
 from .workspace import Workspace
 
@@ -150,7 +150,7 @@ def read_rows(path: Path) -> list[dict[str, str | int]]:
 
 
 def _decided(path: Path, rows: list[dict],
-             known: tuple[set[str], dict[str, str]] | None) -> tuple[dict[str, dict], list[dict]]:
+             known: Known | None) -> tuple[dict[str, dict], list[dict]]:
     """(work ID → its row, unknown rows); one work given two different decisions is a DataError naming
     both lines (rows may name a work by ID and by DOI, so this is checked after resolving them)."""
     decided: dict[str, dict] = {}

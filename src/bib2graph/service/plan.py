@@ -15,7 +15,7 @@ from .. import spec as spec_mod
 from ..sources.files import read_seed_entries
 from ..sources.openalex import PRICES_USD, plan_requests
 from ..sources.openalex_source import STORE_DIR
-from ..ids import normalize_doi, short_id
+from ..ids import normalize_doi, normalize_pmid, short_id
 from ..sources.store import RawStore
 from .preflight import check_spec
 from .result import Result
@@ -33,21 +33,25 @@ def _stored_works(store: RawStore) -> dict[str, dict[str, Any]]:
     return works
 
 
-def _cited_dois(ws: Workspace, spec: dict[str, Any]) -> list[str]:
-    """The DOIs of cited works outside the source files: from the `sources` job's table when it is
-    there, else read from the files now (locally: nothing is asked)."""
+def _cited_ids(ws: Workspace, spec: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The DOIs of cited works outside the source files, and the PMIDs of those without a DOI: from the
+    `sources` job's table when it is there, else read from the files now (locally: nothing is asked)."""
     import pandas as pd
+    import pyarrow.parquet as pq
 
     table = ws.path("results/sources/cited.parquet")
     if table.is_file():
-        cited = pd.read_parquet(table, columns=["work_id", "doi"])
+        columns = [c for c in ("work_id", "doi", "pmid") if c in pq.read_schema(table).names]
+        cited = pd.read_parquet(table, columns=columns)
     else:
         from ..sources.ingest import ingest
 
         source = spec["source"]
         cited = ingest([spec_mod.resolve_path(ws.root, f) for f in source["files"]], source["files"],
                        [source["formats"].get(f) for f in source["files"]]).cited
-    return sorted(set(cited.loc[cited["work_id"].str.startswith("REF:"), "doi"].dropna()))
+    cited = cited[cited["work_id"].str.startswith("REF:")]
+    pmids = cited.loc[cited["doi"].isna(), "pmid"].dropna() if "pmid" in cited else []
+    return sorted(set(cited["doi"].dropna())), sorted(set(pmids))
 
 
 def _files_plan(ws: Workspace, spec: dict[str, Any]) -> Result:
@@ -55,13 +59,13 @@ def _files_plan(ws: Workspace, spec: dict[str, Any]) -> Result:
     if spec["source"]["resolve"] != "openalex":
         return Result(data={"workspace": ws.describe(), "source": "files", "requests": {}, "cost_usd": 0.0,
                             "note": "a files source makes no requests"}, warnings=ws.warnings())
-    dois = _cited_dois(ws, spec)
-    lookups = plan_requests(dois=dois, per_page=spec["source"]["openalex"]["per_page"])
+    dois, pmids = _cited_ids(ws, spec)
+    lookups = plan_requests(dois=dois, pmids=pmids, per_page=spec["source"]["openalex"]["per_page"])
     return Result(data={"workspace": ws.describe(), "source": "files", "requests": lookups.requests,
                         "cost_usd": round(lookups.cost_usd, 6), "prices_usd_per_request": PRICES_USD,
-                        "note": f"source.resolve: openalex looks up {len(dois)} cited DOIs in batches of 100; "
-                                "answers already in the raw store are not asked again",
-                        "basis": {"cited_dois": len(dois)}}, warnings=ws.warnings())
+                        "note": f"source.resolve: openalex looks up {len(dois)} cited DOIs and {len(pmids)} PMIDs "
+                                "in batches of 100; answers already in the raw store are not asked again",
+                        "basis": {"cited_dois": len(dois), "cited_pmids": len(pmids)}}, warnings=ws.warnings())
 
 
 def make_plan(ws: Workspace) -> Result:
@@ -72,11 +76,12 @@ def make_plan(ws: Workspace) -> Result:
     entries = [e for f in seed["files"] for e in read_seed_entries(spec_mod.resolve_path(ws.root, f))]
     ids = sorted({short_id(x) or x for x in seed["ids"]} | {e.work_id for e in entries if e.work_id})
     dois = sorted({d for d in [normalize_doi(x) for x in seed["dois"]] + [e.doi for e in entries] if d})
+    pmids = sorted({p for p in (normalize_pmid(x) for x in seed.get("pmids", [])) if p})
     store_dir = ws.path(str(STORE_DIR))
     stored = _stored_works(RawStore(store_dir)) if store_dir.is_dir() else {}
     known = [stored[i] for i in ids if i in stored]
     per_page = spec["source"]["openalex"]["per_page"]
-    seeding = plan_requests(ids=ids, dois=dois, per_page=per_page,
+    seeding = plan_requests(ids=ids, dois=dois, pmids=pmids, per_page=per_page,
                             searches=[seed["max_results"]] if seed["query"] else [])
     chain = spec["chain"]
     refs = sorted({short_id(r) for w in known for r in w.get("referenced_works") or []} - set(ids))

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from ..errors import UsageError
 from ..progress import counting
-from ..screening.labels import pool_dois
+from ..screening.labels import pool_identifiers
 from ..screening.simulation import replay_labels
 from ..spec import resolve_path
 from . import ranking
@@ -48,7 +48,7 @@ def run_simulation(ws: Workspace, labels: str | None, priors: int | None, seeds:
     features = ranking.features(ws, spec["screening"]["model"])
     table = _table_path(ws, path, out)
     with counting("screening replayed") as seen:
-        summary = replay_labels(features, pool_dois(ranking.pool_file(ws, "works")), path, spec["screening"],
+        summary = replay_labels(features, pool_identifiers(ranking.pool_file(ws, "works")), path, spec["screening"],
                                 priors, seeds, table, seen, named=str(named))
     data: dict[str, Any] = {"workspace": ws.describe(), **summary, "table": str(table)}
     return Result(data=data, warnings=ws.warnings() + _warnings(summary))

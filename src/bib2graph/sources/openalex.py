@@ -65,7 +65,7 @@ import httpx
 
 from .. import __version__
 from ..errors import DataError, NetworkError, UpstreamRefused, UsageError
-from ..ids import normalize_doi, short_id
+from ..ids import normalize_doi, normalize_pmid, short_id
 from .store import ApiRequest, RawStore, kept_headers, scrub_url
 
 log = logging.getLogger("bib2graph.openalex")
@@ -207,19 +207,20 @@ def _count_or_values(values: int | Sequence[str], field_name: str, typical: str,
     return len(or_batches(sample, field_name, fixed_chars=fixed_chars))
 
 
-def plan_requests(*, ids: int | Sequence[str] = 0, dois: int | Sequence[str] = 0,
+def plan_requests(*, ids: int | Sequence[str] = 0, dois: int | Sequence[str] = 0, pmids: int | Sequence[str] = 0,
                   searches: Sequence[int] = (), cited: int | Sequence[str] = 0, citing_works: int = 0,
                   singletons: int = 0, per_page: int = 100, fixed_chars: int = 400) -> RequestPlan:
     """Requests and cost of a fetch, without any HTTP: pure arithmetic on the client's own batching.
 
-    `ids`/`dois`/`cited` are counts or the actual values (exact batching); `searches` the
+    `ids`/`dois`/`pmids`/`cited` are counts or the actual values (exact batching); `searches` the
     ``max_results`` of each query; `citing_works` the expected number of citing works (e.g. the sum
     of the cited works' ``cited_by_count``, an upper bound); `singletons` the expected misses
     (free). Look-up batches of ≤ 100 values fit one page when ``per_page ≥ 100``.
     """
     per_batch_pages = max(1, math.ceil(MAX_OR_VALUES / per_page))
     n_list = per_batch_pages * (_count_or_values(ids, "openalex", "W4200000000", fixed_chars)
-                                + _count_or_values(dois, "doi", "10.1234/abcd.2020.01.002", fixed_chars))
+                                + _count_or_values(dois, "doi", "10.1234/abcd.2020.01.002", fixed_chars)
+                                + _count_or_values(pmids, "ids.pmid", "31234567", fixed_chars))
     cited_batches = _count_or_values(cited, "cites", "W4200000000", fixed_chars)
     n_list += cited_batches + (math.ceil(citing_works / per_page) if citing_works else 0)
     n_search = sum(max(1, math.ceil(m / per_page)) for m in searches)
@@ -680,6 +681,20 @@ class OpenAlexClient:
         lookup = Lookup()
         lookup.update((d, found[d]) for d in wanted if d in found)
         self._fill_singly(lookup, [d for d in wanted if d not in found], lambda d: f"doi:{d}", record_merges=False)
+        return _ordered(lookup, wanted)
+
+    def works_by_pmids(self, pmids: Iterable[str]) -> Lookup:
+        """The works for `pmids` (keys: PMID digits), OR-batched ``ids.pmid:``; misses asked singly
+        (``/works/pmid:N``)."""
+        wanted = _checked(pmids, normalize_pmid, "PubMed IDs")
+        found: dict[str, dict[str, Any]] = {}
+        for page in self._map(lambda b: self._pages(_filter_params("ids.pmid", b)), self._batches(wanted, "ids.pmid")):
+            for work in sorted(page, key=lambda w: _nat_key(short_id(w.get("id")) or "")):
+                ids = work.get("ids") if isinstance(work.get("ids"), dict) else {}
+                found.setdefault(normalize_pmid(ids.get("pmid")) or "", work)
+        lookup = Lookup()
+        lookup.update((p, found[p]) for p in wanted if p in found)
+        self._fill_singly(lookup, [p for p in wanted if p not in found], lambda p: f"pmid:{p}", record_merges=False)
         return _ordered(lookup, wanted)
 
     def citing(self, ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:

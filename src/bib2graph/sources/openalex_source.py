@@ -14,7 +14,7 @@ from typing import Any, Iterable
 from ..tables import Bundle
 from .openalex import OpenAlexClient
 from .openalex_graph import OpenAlexGraph
-from ..ids import normalize_doi, short_id
+from ..ids import normalize_doi, normalize_pmid, short_id
 from ..skips import Skips
 from .records import bundle_from_works
 from .store import RawStore
@@ -53,6 +53,12 @@ class OpenAlexSource(OpenAlexGraph):
         """DOI → work ID for the DOIs OpenAlex resolves (batched `doi:` look-ups)."""
         wanted = sorted({d for d in (normalize_doi(x) for x in dois) if d})
         found = self.client.works_by_dois(wanted) if wanted else {}
+        return dict(zip(found.keys(), _cache(self, found.values())))
+
+    def ids_for_pmids(self, pmids: list[str]) -> dict[str, str]:
+        """PMID → work ID for the PMIDs OpenAlex resolves (batched `ids.pmid:` look-ups)."""
+        wanted = sorted({p for p in (normalize_pmid(x) for x in pmids) if p})
+        found = self.client.works_by_pmids(wanted) if wanted else {}
         return dict(zip(found.keys(), _cache(self, found.values())))
 
     def search(self, query: str, max_results: int) -> list[str]:

@@ -32,6 +32,10 @@ class FileUniverse:
         for work_id, doi in sorted(zip(bundle.works["work_id"], bundle.works["doi"]), key=lambda x: x[0]):
             if isinstance(doi, str) and doi not in self.by_doi:
                 self.by_doi[doi] = work_id
+        self.by_pmid: dict[str, str] = {}
+        for work_id, pmid in sorted(zip(bundle.works["work_id"], bundle.works["pmid"]), key=lambda x: x[0]):
+            if isinstance(pmid, str) and pmid not in self.by_pmid:
+                self.by_pmid[pmid] = work_id
 
     @cached_property
     def _refs(self) -> dict[str, list[str]]:
@@ -85,6 +89,10 @@ class FileUniverse:
     def ids_for_dois(self, dois: list[str]) -> dict[str, str]:
         """DOI → work ID for the DOIs of works in the universe."""
         return {d: self.by_doi[d] for d in dois if d in self.by_doi}
+
+    def ids_for_pmids(self, pmids: list[str]) -> dict[str, str]:
+        """PMID → work ID for the PMIDs of works in the universe."""
+        return {p: self.by_pmid[p] for p in pmids if p in self.by_pmid}
 
     def search(self, query: str, max_results: int) -> list[str]:
         raise DataError("seed.query searches OpenAlex and needs `source.kind: openalex`; with a files "
