@@ -29,8 +29,8 @@ from .exports.entries import WORK_FIELDS, Entry, entry_from_record
 from .exports.readers import OPENALEX_JSON, file_format, read_records
 from .exports.names import display_name
 from .exports.work_ids import derived_id
-from .exports.references import (ReferenceResolver, SourceFolding, identity_key, merge_identities, parse_reference,
-                                 style_for, work_keys)
+from .exports.references import (ReferenceResolver, SourceFolding, identity_key, merge_identities, names_a_work,
+                                 parse_reference, style_for, work_keys)
 from .files import read_work_objects
 from .records import work_rows
 
@@ -201,16 +201,19 @@ class _References:
         self.raw: dict[str, str] = {}             # identity → the raw string first met
         self.counts: Counter = Counter()
         self.unparsed: list[dict[str, Any]] = []
-        self.seen: dict[tuple[str, str], tuple[str, bool]] = {}   # (style, raw) → (identity, has a DOI)
+        self.seen: dict[tuple[str, str], tuple[str | None, bool]] = {}   # (style, raw) → (identity, has a DOI)
 
-    def add(self, raw: str, line: int | None, style: str, file: str) -> str:
-        """The identity of one raw reference; an unparsed one is listed with its file and line. A raw
-        string met before (popular references recur thousands of times) is not parsed again."""
+    def add(self, raw: str, line: int | None, style: str, file: str) -> str | None:
+        """The identity of one raw reference, None for one that names no work (`names_a_work`: a bare
+        year); an unparsed one is listed with its file and line. A raw string met before (popular
+        references recur thousands of times) is not parsed again."""
         self.counts["references"] += 1
         known = self.seen.get((style, raw))
         if known is not None:
             self.counts["with_doi"] += known[1]
-            if known[0].startswith("raw:"):
+            if known[0] is None:
+                self.counts["unnamed"] += 1
+            elif known[0].startswith("raw:"):
                 self._unparsed(raw, line, file)
             return known[0]
         identity = self._identity(raw, style, file, line)
@@ -223,8 +226,11 @@ class _References:
         if len(self.unparsed) < UNPARSED_SHOWN:
             self.unparsed.append({"file": file, "line": line, "reference": raw[:300]})
 
-    def _identity(self, raw: str, style: str, file: str, line: int | None) -> str:
+    def _identity(self, raw: str, style: str, file: str, line: int | None) -> str | None:
         parsed = parse_reference(raw, style)
+        if parsed is not None and not names_a_work(parsed):
+            self.counts["unnamed"] += 1
+            return None
         if parsed is None:
             self._unparsed(raw, line, file)
             identity = "raw:" + " ".join(raw.split()).casefold()
@@ -250,7 +256,8 @@ def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None
     for entry in read_entries(paths, names, formats, skips, on_record):
         if entry.raw_references:   # parsed as read: an entry keeps identities, not raw strings
             style = style_for(entry.format)
-            entry.referenced_ids = [refs.add(raw, line, style, entry.file) for raw, line in entry.raw_references]
+            entry.referenced_ids = [i for raw, line in entry.raw_references
+                                    if (i := refs.add(raw, line, style, entry.file)) is not None]
             entry.raw_references = []
             entry.parsed_references = True
         entries.append(entry)
@@ -273,8 +280,30 @@ def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None
               "files": [{"file": name, "records": by_file.get(name, 0), "duplicates": dup_by_file.get(name, 0)}
                         for name in names],
               "references": {**counts, "total": refs.counts["references"], "unparsed": refs.counts["unparsed"],
-                             "with_doi": refs.counts["with_doi"], "unparsed_shown": refs.unparsed}}
+                             "with_doi": refs.counts["with_doi"], "unnamed": refs.counts["unnamed"],
+                             "unparsed_shown": refs.unparsed}}
+    if found := _agreements(merged, resolved):
+        counts["agreement"] = found
     return Ingested(bundle, cited, _origins(merged), counts)
+
+
+def _agreements(merged: list[Merged], resolved: dict[str, str]) -> list[dict[str, Any]]:
+    """How far each two databases' records of the same works agree on what they cite (agreement.py):
+    each record's own references, resolved as the network resolves them."""
+    from .agreement import agreements, database
+
+    sides: dict[str, dict[str, set[str]]] = {}
+    files: dict[str, set[str]] = {}
+    for m in merged:
+        for entry in m.entries:
+            db = database(entry.format, entry.scheme) if entry.parsed_references else None
+            if db is not None:
+                sides.setdefault(db, {}).setdefault(m.work_id, set()).update(
+                    resolved.get(r, r) for r in entry.referenced_ids)
+                files.setdefault(db, set()).add(entry.file)
+    if len(sides) < 2:
+        return []
+    return agreements(sides, {db: sorted(names) for db, names in files.items()})
 
 
 def read_source_folding(path: str | Path) -> SourceFolding:
@@ -286,17 +315,22 @@ def read_source_folding(path: str | Path) -> SourceFolding:
     return SourceFolding({normalize_raw(name): target for name, target in read(path).items() if target})
 
 
-def resolve_with_openalex(found: Ingested, ids_for_dois: Callable[[list[str]], dict[str, str]]) -> Ingested:
-    """`found` with each ``REF:`` work that carries a DOI replaced by the OpenAlex work of that DOI, as
-    `ids_for_dois` (batches of 100 through the client and its raw store) answers. Their rows in `cited`
-    keep what the reference says, under the OpenAlex ID, so that their nodes stay named without a
-    second look-up; counts go to ``references.openalex``."""
+def resolve_with_openalex(found: Ingested, ids_for_dois: Callable[[list[str]], dict[str, str]],
+                          ids_for_pmids: Callable[[list[str]], dict[str, str]] | None = None) -> Ingested:
+    """`found` with each ``REF:`` work that carries a DOI (else a PMID) replaced by the OpenAlex work of
+    that DOI (PMID), as `ids_for_dois` (`ids_for_pmids`) answers, in batches of 100 through the client
+    and its raw store. Their rows in `cited` keep what the reference says, under the OpenAlex ID, so
+    that their nodes stay named without a second look-up; counts go to ``references.openalex``."""
     from ..tables import SOURCE_REFS
 
     cited = found.cited
     asked = cited.loc[cited["doi"].notna(), ["work_id", "doi"]]
     by_doi = ids_for_dois(sorted(set(asked["doi"]))) if len(asked) else {}
     to = {ref: by_doi[doi] for ref, doi in zip(asked["work_id"], asked["doi"]) if doi in by_doi}
+    by_pmid = cited.loc[cited["pmid"].notna() & ~cited["work_id"].isin(to), ["work_id", "pmid"]]
+    if ids_for_pmids is not None and len(by_pmid):
+        found_pmids = ids_for_pmids(sorted(set(by_pmid["pmid"])))
+        to.update((ref, found_pmids[p]) for ref, p in zip(by_pmid["work_id"], by_pmid["pmid"]) if p in found_pmids)
     known = set(found.bundle.works["work_id"])
     refs = found.bundle.references.assign(referenced_id=found.bundle.references["referenced_id"].replace(to))
     refs = refs[refs["work_id"] != refs["referenced_id"]].drop_duplicates()
@@ -310,7 +344,8 @@ def resolve_with_openalex(found: Ingested, ids_for_dois: Callable[[list[str]], d
                     affiliations=found.bundle.affiliations, references=conform(refs, REFERENCES),
                     terms=found.bundle.terms)
     counts = {**found.counts, "references": {**found.counts["references"], "openalex": {
-        "asked": int(asked["doi"].nunique()), "resolved": len(set(to.values())),
+        "asked": int(asked["doi"].nunique()),
+        "asked_pmids": int(by_pmid["pmid"].nunique()) if ids_for_pmids is not None else 0, "resolved": len(set(to.values())),
         "into_universe": len(set(to.values()) & known)}}}
     return Ingested(bundle, conform(renamed, SOURCE_REFS), found.origins, counts)
 
@@ -394,7 +429,7 @@ def _cited_table(refs: _References, resolved: dict[str, str], references: pd.Dat
                      "title": getattr(parsed, "title", None) if parsed else refs.raw[identity],
                      "venue": getattr(parsed, "source", None), "volume": getattr(parsed, "volume", None),
                      "page": getattr(parsed, "page", None), "doi": getattr(parsed, "doi", None),
-                     "citing": int(citing.get(work_id, 0))})
+                     "pmid": getattr(parsed, "pmid", None), "citing": int(citing.get(work_id, 0))})
     table = pd.DataFrame(rows, columns=list(SOURCE_REFS.columns))
     return conform(table.drop_duplicates("work_id"), SOURCE_REFS)
 

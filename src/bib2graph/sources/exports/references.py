@@ -44,6 +44,9 @@ from ...ids import normalize_doi
 
 SOURCE_WORDS = 3
 STOP_WORDS = frozenset("OF THE AND IN FOR ON & DE DES DU LA LE LES DER DIE DAS UND ET".split())
+# Words that start a surname ("de Nooy", "Van Acker", "van der Valk"): the word after them is the surname's.
+PARTICLES = frozenset("de da di do du del della der den des dos la le van von ten ter st".split())
+PROCEEDINGS = frozenset({"P", "PROC", "PROCEEDINGS"})
 ANONYMOUS = "ANONYMOUS"
 _ANONYMOUS = re.compile(r"^\W*anon(?:ymous)?\W*$", re.IGNORECASE)
 
@@ -101,6 +104,14 @@ def parse_reference(raw: str, style: str) -> ParsedRef | None:
         raise ValueError(f"unknown reference style {style!r}; expected wos, scopus, pubmed, dimensions or generic")
     usable = parsed.first_author or parsed.year or parsed.source or parsed.doi or parsed.pmid
     return parsed if usable else None
+
+
+def names_a_work(ref: ParsedRef) -> bool:
+    """Whether a parsed reference names a work: a DOI, a PMID, a source, a title or an author other than
+    "[Anonymous]". A bare year (Scopus writes "(2016)" for a reference it could not read) or
+    "[Anonymous], 2016" names none, and as one node it would couple every work that cites one."""
+    author = author_key(ref.first_author)
+    return bool(ref.doi or ref.pmid or ref.source or ref.title or (author and author != ANONYMOUS))
 
 
 def _looks_like_wos(text: str) -> bool:
@@ -320,14 +331,20 @@ def author_key(name: str | None) -> str | None:
         cut = len(tokens)
         while cut > 1 and _is_initials(tokens[cut - 1]):
             cut -= 1
-        if cut == len(tokens) and len(tokens) > 1 and tokens[-1][:1].isupper() and tokens[-1][1:].islower():
-            cut -= 1   # "Horwitz Barry": a given name written out
+        if cut > 1 and _is_given(tokens[cut - 1]) and not all(t.lower() in PARTICLES for t in tokens[:cut - 1]):
+            cut -= 1   # "Horwitz Barry", "Reynolds Amanda C.": a given name written out
         surname, given = " ".join(tokens[:cut]), " ".join(tokens[cut:])
     surname = "".join(_words(surname))
     initial = next(iter(_words(given)), "")[:1]
     if not surname:
         return None
     return f"{surname} {initial}" if initial else surname
+
+
+def _is_given(token: str) -> bool:
+    """"Barry", "Amanda": a given name as Scopus and WoS write one out (a surname in mixed case is its
+    first word, which no rule here cuts)."""
+    return len(token) > 1 and token[:1].isupper() and token[1:].isalpha() and token[1:].islower()
 
 
 def _is_initials(token: str) -> bool:
@@ -348,16 +365,28 @@ def source_key(name: str | None, fold: "SourceFolding | None" = None, year: int 
     Applied Physics", "J APPL PHYS", "J. Appl. Phys." → ``JAP``), then the numbers the title holds other
     than the reference's year: they name the document in reports and standards ("RFC 3428" and "RFC3311"
     are two works, "IETFRFC3428" and "3428 IETFRFC" one), while a year is written in some spellings of a
-    proceedings title and not in others."""
+    proceedings title and not in others ("SIGCSE'14", "ICCV 2017")."""
+    letters, numbers = source_parts(name, fold, year)
+    return letters + numbers
+
+
+def source_parts(name: str | None, fold: "SourceFolding | None" = None, year: int | None = None) -> tuple[str, str]:
+    """`source_key` as its initials and its numbers. A stop-word that ends the title is kept: no title ends in
+    "in" or "de", but a WoS J9 cut at 20 characters does ("ADV NEUR IN": Advances in Neural Information …).
+    A leading "Proceedings" ("Proc.", WoS "P") is left out: one export writes it and the other does not
+    ("Proc. Adv. Neural Inf. Process. Syst." and "ADV NEUR IN"; "P NATL ACAD SCI USA" and "PNAS")."""
     if not name:
-        return ""
+        return "", ""
     if fold is not None:
         name = fold.canonical(name)
     tokens = [t for w in _words(name) for t in re.findall(r"[A-Z&]+|[0-9]+", w)]
-    words = [t for t in tokens if not t.isdigit() and t not in STOP_WORDS]
+    while len(tokens) > 1 and tokens[0] in PROCEEDINGS:
+        tokens = tokens[1:]
+    words = [t for i, t in enumerate(tokens) if not t.isdigit() and (t not in STOP_WORDS or i == len(tokens) - 1)]
     numbers = [t.lstrip("0") or "0" for t in tokens if t.isdigit()]
-    numbers = [n for n in numbers if year is None or n != str(year)]
-    return "".join(w[0] for w in words[:SOURCE_WORDS]) + "".join(numbers)
+    if year is not None:
+        numbers = [n for n in numbers if n not in (str(year), f"{year % 100:02d}")]
+    return "".join(w[0] for w in words[:SOURCE_WORDS]), "".join(numbers)
 
 
 def normalize_raw(raw: str) -> str:
@@ -410,30 +439,85 @@ class SourceFolding:
 
 def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = None) -> dict[str, str]:
     """``key:…`` identity → the fuller identity of the same cited work, so that one work cited with and
-    without its DOI, volume or page is one node. The fuller references are those with a DOI, else those
-    with volume and page; each answers to its keys as `work_keys` lists them (volume or page left out).
-    A key maps to the one DOI the DOI-bearing references answering it carry, else to the one
-    volume-and-page key the others answering it have; a key with two candidates maps to neither."""
-    dois: dict[str, set[str]] = defaultdict(set)
-    pmids: dict[str, set[str]] = defaultdict(set)
-    fuller: dict[str, set[str]] = defaultdict(set)
+    without its DOI, volume or page, or with its source written two ways, is one node.
+
+    References are compared within one first author and year. The fuller identities are the DOIs, the
+    PMIDs and the keys with volume and page. A key takes the one fuller identity (followed to its DOI)
+    some reference of which `_agree`s with a reference of the key; with two candidates it takes none,
+    and a DOI or PMID is never mapped, so two DOIs never merge."""
+    blocks: dict[tuple[str, int], set[_Form]] = defaultdict(set)
     for ref in refs:
-        own = identity_key(replace(ref, doi=None, pmid=None), fold)
-        if not (ref.doi or ref.pmid or (_number(ref.volume) and _number(ref.page) and own.startswith("key:"))):
-            continue
-        for key in work_keys(ref.first_author, ref.year, ref.source, None, ref.volume, ref.page, None, fold):
-            if ref.doi:
-                dois[key].add(f"doi:{ref.doi}")
-            elif ref.pmid:
-                pmids[key].add(f"pmid:{ref.pmid}")
-            elif key != own:
-                fuller[key].add(own)
-    merged = {key: next(iter(found)) for key, found in dois.items() if len(found) == 1}
-    merged.update((key, next(iter(found))) for key, found in pmids.items() if len(found) == 1 and key not in dois)
-    merged.update((key, next(iter(found))) for key, found in fuller.items()
-                  if len(found) == 1 and key not in dois and key not in pmids)
-    # a key may map to a volume-and-page key that itself maps to a DOI (their sources spelled apart)
-    return {key: merged.get(merged[key], merged[key]) for key in sorted(merged)}
+        author = author_key(ref.first_author)
+        identity = identity_key(ref, fold)
+        if author and ref.year is not None and not identity.startswith("raw:"):
+            letters, numbers = source_parts(ref.source, fold, ref.year)
+            blocks[(author, ref.year)].add(_Form(identity, letters, numbers, _number(ref.volume), _number(ref.page)))
+    merged: dict[str, str] = {}
+    for forms in blocks.values():
+        merged.update(_merge_block(forms))
+    return dict(sorted(merged.items()))
+
+
+@dataclass(frozen=True)
+class _Form:
+    """One way a cited work is written, as identities compare it: its identity and its parts."""
+
+    identity: str
+    letters: str    # source initials (source_parts)
+    numbers: str    # source numbers
+    volume: str
+    page: str
+
+    @property
+    def rank(self) -> int:
+        """0 a DOI, 1 a PMID, 2 a key with volume and page, 3 a key without."""
+        if self.identity.startswith("doi:"):
+            return 0
+        if self.identity.startswith("pmid:"):
+            return 1
+        return 2 if self.volume and self.page else 3
+
+
+def _agree(a: _Form, b: _Form) -> bool:
+    """Two forms of one first author and year name one work: volume and page equal where both give them,
+    and either both equal or the sources agree, one's initials starting the other's ("S" for Sensors and
+    "SB" for SENSORS-BASEL, "GPC" for Glob. Planet. Chang. and "GPC" for GLOBAL PLANET CHANGE), their
+    numbers equal. Without a volume or page in common the shorter initials need two letters."""
+    if (a.volume and b.volume and a.volume != b.volume) or (a.page and b.page and a.page != b.page):
+        return False
+    volume, page = bool(a.volume and a.volume == b.volume), bool(a.page and a.page == b.page)
+    if volume and page:
+        return True
+    if not (a.letters and b.letters) or a.numbers != b.numbers:
+        return False
+    short, long = sorted((a.letters, b.letters), key=len)
+    return long.startswith(short) and (volume or page or len(short) >= 2)
+
+
+def _merge_block(forms: set[_Form]) -> dict[str, str]:
+    """`merge_identities` within one first author and year."""
+    by_identity: dict[str, list[_Form]] = defaultdict(list)
+    for form in forms:
+        by_identity[form.identity].append(form)
+    rank = {identity: min(f.rank for f in fs) for identity, fs in by_identity.items()}
+    fuller = [f for f in forms if rank[f.identity] <= 2]
+    if not fuller:
+        return {}
+
+    def candidates(identity: str, below: int) -> set[str]:
+        return {g.identity for f in by_identity[identity] for g in fuller
+                if rank[g.identity] < below and g.identity != identity and _agree(f, g)}
+
+    out: dict[str, str] = {}
+    for identity in (i for i, r in rank.items() if r == 2):   # a volume-and-page key to its DOI
+        found = candidates(identity, 2)
+        if len(found) == 1:
+            out[identity] = found.pop()
+    for identity in (i for i, r in rank.items() if r == 3):
+        found = {out.get(c, c) for c in candidates(identity, 3)}
+        if len(found) == 1:
+            out[identity] = found.pop()
+    return out
 
 
 # --------------------------------------------------------------------------------------------- matching
