@@ -3,7 +3,8 @@
 Nothing is deleted. Every pooled work gets one row in the screening table saying why it is in or
 out; the corpus tables hold the included works only. The order of verdicts is:
 
-1. duplicates (same DOI as a work kept earlier: seeds first, then earlier rounds, then smaller ID);
+1. duplicates (same DOI, else same PMID, as a work kept earlier: seeds first, then earlier rounds, then
+   smaller ID);
 2. filters, in this order: year, type, language, retracted, citations, include and exclude term
    expressions (over title, abstract and terms), the constant-topic guard; the first failing one is named;
 3. human decisions: `reject` excludes, `accept` includes even a filtered work. A human decision
@@ -49,17 +50,29 @@ def _origins(seeds: pd.DataFrame, candidates: pd.DataFrame, pool_ids: list[str])
 
 
 def _duplicates(works: pd.DataFrame, origins: pd.DataFrame) -> dict[str, str]:
-    """work_id → the work it duplicates, for works sharing a DOI with a better-placed one."""
-    merged = works[["work_id", "doi"]].merge(origins[["work_id", "origin", "round"]], on="work_id")
-    merged = merged[merged["doi"].notna()]
+    """work_id → the work it duplicates, for works sharing a DOI with a better-placed one, else a PMID
+    (two works with different DOIs are never duplicates, whatever PMIDs they carry)."""
+    columns = ["work_id", "doi"] + (["pmid"] if "pmid" in works else [])
+    merged = works[columns].merge(origins[["work_id", "origin", "round"]], on="work_id")
     merged["rank"] = (merged["origin"] != "seed").astype(int)
-    merged = merged.sort_values(["doi", "rank", "round", "work_id"], kind="mergesort")
-    keep = merged.groupby("doi", sort=False)["work_id"].transform("first")
-    return {w: k for w, k in zip(merged["work_id"], keep) if w != k}
+    dupes = _first_by(merged[merged["doi"].notna()], "doi")
+    if "pmid" in merged:
+        rest = merged[merged["pmid"].notna() & ~merged["work_id"].isin(dupes.keys())]
+        doi_of = dict(zip(rest["work_id"], rest["doi"]))
+        dupes.update((w, k) for w, k in _first_by(rest, "pmid").items()
+                     if not (isinstance(doi_of[w], str) and isinstance(doi_of[k], str)))
+    return dupes
+
+
+def _first_by(rows: pd.DataFrame, key: str) -> dict[str, str]:
+    """work_id → the best-placed work (seed, earlier round, smaller ID) of its `key`, for all others."""
+    rows = rows.sort_values([key, "rank", "round", "work_id"], kind="mergesort")
+    keep = rows.groupby(key, sort=False)["work_id"].transform("first")
+    return {w: k for w, k in zip(rows["work_id"], keep) if w != k}
 
 
 #: The works columns every screening reads; `screen_columns` adds the texts when expressions ask for them.
-SCREEN_COLUMNS = ["work_id", "doi", "year", "type", "language", "is_retracted", "cited_by_count"]
+SCREEN_COLUMNS = ["work_id", "doi", "pmid", "year", "type", "language", "is_retracted", "cited_by_count"]
 
 
 def screen_columns(spec: dict[str, Any]) -> tuple[list[str], list[str] | None]:

@@ -1,0 +1,112 @@
+"""PMIDs as identities: their forms, seeds by PMID, decisions by PMID, labels by PMID, and duplicates by
+PMID in the corpus, on the real works of the bundled demo (SYNERGY, whose OpenAlex records carry
+``ids.pmid``). Expected values come from the raw Work objects, not from the code under test."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pandas as pd
+import pytest
+
+from bib2graph.ids import normalize_issn, normalize_pmid, short_id
+from bib2graph.screening import labels
+from bib2graph.seed import resolve_seeds
+from bib2graph.service.curate import resolve_one
+
+from ..conftest import DEMO_ZIP
+
+
+@pytest.fixture(scope="module")
+def raw_works() -> dict[str, dict]:
+    works = {}
+    with zipfile.ZipFile(DEMO_ZIP) as archive:
+        for name in sorted(archive.namelist()):
+            for work in json.loads(archive.read(name)):
+                works[short_id(work["id"])] = work
+    return works
+
+
+def _pmid(work) -> str | None:
+    url = (work.get("ids") or {}).get("pmid") or ""
+    digits = url.rstrip("/").rsplit("/", 1)[-1]
+    return digits.lstrip("0") if digits.isdigit() else None
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("12345", "12345"), (12345, "12345"), ("PMID: 012345", "12345"), ("pmid:9", "9"),
+    ("https://pubmed.ncbi.nlm.nih.gov/27919275", "27919275"), ("https://pubmed.ncbi.nlm.nih.gov/27919275/", "27919275"),
+    ("W12345", None), ("10.1/12345", None), ("", None), (None, None), ("0", None), ("12a", None), (True, None),
+    ("1" * 13, None),
+])
+def test_pmid_forms(raw, expected):
+    assert normalize_pmid(raw) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("0028-0836", "0028-0836"), ("00280836", "0028-0836"), ("1050-963x", "1050-963X"), ("ISSN 1050-963X", "1050-963X"),
+    ("1050-963", None), ("abcd-efgh", None), ("", None), (None, None),
+])
+def test_issn_forms(raw, expected):
+    assert normalize_issn(raw) == expected
+
+
+def test_the_works_table_carries_pmid_issn_and_mesh(demo_universe, raw_works):
+    works = demo_universe.bundle.works.set_index("work_id")
+    with_pmid = {w: _pmid(x) for w, x in raw_works.items() if _pmid(x)}
+    assert with_pmid and works.loc[sorted(with_pmid), "pmid"].tolist() == [with_pmid[w] for w in sorted(with_pmid)]
+    issn = {w: (x.get("host_venue") or {}).get("issn_l") for w, x in raw_works.items()}
+    assert all(works.loc[w, "issn"] == i.upper() for w, i in issn.items() if i)
+    terms = demo_universe.bundle.terms
+    mesh = terms[terms["field"] == "mesh"]
+    expected = {(w, m["descriptor_name"].casefold()) for w, x in raw_works.items() for m in x.get("mesh") or []}
+    assert set(zip(mesh["work_id"], mesh["term_id"])) == expected
+
+
+def test_seeds_by_pmid_are_found_and_unknown_ones_reported(demo_universe, raw_works):
+    wanted = sorted(w for w, x in raw_works.items() if _pmid(x))[:5]
+    given = [f"PMID:{_pmid(raw_works[w])}" for w in wanted] + ["99999999999"]
+    found = resolve_seeds(demo_universe, {"pmids": given}, [], [])
+    assert sorted(found.seeds["work_id"]) == wanted
+    assert set(found.seeds["seeded_by"]) == {"pmid"}
+    assert found.unresolved == [{"seeded_by": "pmid", "value": "99999999999"}]
+
+
+def test_a_decision_names_its_work_by_pmid():
+    known = ({"W1", "W2"}, {"10.1/a": "W1"}, {"123": "W2"})
+    assert resolve_one("PMID:123", known) == "W2"
+    assert resolve_one("https://pubmed.ncbi.nlm.nih.gov/123/", known) == "W2"
+    assert resolve_one("123", known) == "W2"
+    assert resolve_one("124", known) is None
+    assert resolve_one("10.1/A", known) == "W1" and resolve_one("W1", known) == "W1"
+    assert resolve_one("PMID:123", None) is None   # before pooling only W-IDs are taken on trust
+
+
+def test_labels_match_by_pmid_when_id_and_doi_do_not(tmp_path):
+    path = tmp_path / "labels.csv"
+    path.write_text("openalex_id,doi,pmid,label_included\n,,https://pubmed.ncbi.nlm.nih.gov/77,1\n"
+                    ",10.9/none,0077,1\n,,78,0\n", encoding="utf-8")
+    found = labels.read(path, {"W1", "W2"}, {"pmid:77": "W2"})
+    assert found.table.to_dict("list") == {"work_id": ["W2"], "label": [1]}
+    assert (found.rows, found.unmatched) == (3, 1)
+
+
+def test_labels_find_pooled_works_by_pmid(tmp_path, demo_universe, raw_works):
+    pool = tmp_path / "works.parquet"
+    demo_universe.bundle.works.to_parquet(pool)
+    identifiers = labels.pool_identifiers(pool)
+    for work_id, work in raw_works.items():
+        if _pmid(work):
+            assert identifiers[f"pmid:{_pmid(work)}"] == work_id
+
+
+def test_works_sharing_a_pmid_are_duplicates_unless_their_dois_differ():
+    from bib2graph.corpus import _duplicates
+
+    works = pd.DataFrame({"work_id": ["W1", "REC:A", "REC:B", "W2", "W3"],
+                          "doi": ["10.1/a", None, "10.1/b", None, "10.1/c"],
+                          "pmid": ["5", "5", "5", "6", "6"]})
+    origins = pd.DataFrame({"work_id": works["work_id"], "origin": ["seed", "chain", "chain", "chain", "seed"],
+                            "round": [0, 1, 1, 1, 0]})
+    assert _duplicates(works, origins) == {"REC:A": "W1", "W2": "W3"}
