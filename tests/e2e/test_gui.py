@@ -99,6 +99,7 @@ def test_search_explain_reject_run(demo, tmp_path):
                 expect(candidate).not_to_have_attribute("data-id", current)
             expect(candidate).to_have_attribute("data-id", work["work_id"])
             expect(page.get_by_test_id("why-here")).not_to_be_empty()
+            expect(page.get_by_test_id("screening")).to_have_attribute("data-busy", "false")
             page.keyboard.press("r")
             page.get_by_test_id("reason-input").fill(REASON)
             page.get_by_test_id("reason-confirm").click()
@@ -112,6 +113,7 @@ def test_search_explain_reject_run(demo, tmp_path):
             expect(page.get_by_test_id("pending-count")).to_have_text(str(pending + 1))
             decisions = (demo / "config/curation.tsv").read_text(encoding="utf-8")
             assert not re.search(rf"^{work['work_id']}\t", decisions, re.M), decisions
+            expect(page.get_by_test_id("screening")).to_have_attribute("data-busy", "false")   # R waits for the re-rank
             page.keyboard.press("r")                                  # and reject it for good
             page.get_by_test_id("reason-input").fill(REASON)
             page.get_by_test_id("reason-confirm").click()
