@@ -192,12 +192,15 @@ _YEAR_PAREN = re.compile(r"\((1[5-9]\d\d|20\d\d)[a-z]?\)")
 _UP, _LOW = "A-ZÀ-ÖØ-ÞĀ-Ž", "a-zß-öø-ÿ"
 _INITIALS = rf"(?:[{_UP}][{_LOW}]?\.?(?:\s?-?\s?[{_UP}][{_LOW}]?\.?){{0,7}})"
 _SURNAME = r"(?:[^\W\d_][\w'’`\-]*)(?:\s+[^\W\d_][\w'’`\-]*){0,3}"
+_SURNAME_WORD = rf"[{_UP}][{_LOW}]+(?:-[{_UP}][{_LOW}]+)?"
 _AUTHOR = re.compile(rf"^{_SURNAME}\s+{_INITIALS}$")
 _INITIALS_ONLY = re.compile(rf"^{_INITIALS}$")
 _SUFFIX = re.compile(r"(?i)\s+(?:jr|sr|ii|iii|iv)\.?$")   # "MacKerell Jr., A.D."
 _ET_AL = re.compile(r"(?i)^et\s*al\.?$")
 _PAGES = re.compile(r"(?i)^pp?\.\s*([A-Za-z]?\d+\w*)")   # Scopus marks pages; "20-21" is a volume
 _OLD_TAIL = re.compile(r"\.\s,\s")   # old Scopus: "pp. 39-63. , Ch. 3 in, Eds. …" (publisher notes follow)
+_ISSUE = re.compile(r"(?i)^(?:\d+\w*\s+PG-\S*|sup(?:pl)?\.?\s*\d*[a-z]?|\d+[-–]?\d*\s*(?:spec\.?\s*iss\.?|"
+                    r"jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*))$")
 _NUMBER = re.compile(r"^([A-Za-z]?\d+[A-Za-z]?)(?:\s*[-–/]\s*\d+)?(?:\s*\(([^)]*)\))?\.?$")   # 45, 45 (3), 1-2
 
 
@@ -236,6 +239,8 @@ def _authors(parts: list[str], keep: int) -> tuple[str | None, int]:
             name, i = f"{part}, {parts[i + 1]}", i + 2
         elif _AUTHOR.match(part):
             name, i = part, i + 1
+        elif i == 0 and re.fullmatch(_SURNAME_WORD, part) and i + 1 < len(parts) - keep and _AUTHOR.match(parts[1]):
+            name, i = part, i + 1   # "Song, Zhu Y., …": a first author written without initials
         else:
             break
         first = first or name
@@ -249,6 +254,8 @@ def _tail_numbers(parts: list[str], dated: bool) -> tuple[list[str], str | None,
     if parts and (m := _PAGES.match(parts[-1])):
         page, parts = m.group(1), parts[:-1]
     numbers = []
+    if len(parts) > 1 and _ISSUE.match(parts[-1]) and _NUMBER.match(parts[-2]) and not _NUMBER.match(parts[-1]):
+        parts = parts[:-1]   # an issue Scopus writes in words after the volume: "29, sup1", "16, 10 October"
     while parts and _NUMBER.match(parts[-1]) and len(numbers) < 3:
         numbers.insert(0, parts[-1])
         parts = parts[:-1]
@@ -306,6 +313,8 @@ def _scopus_old(left: str, right: str) -> dict:
 # --------------------------------------------------------------------------------------------- identity
 
 def _ascii_upper(text: str) -> str:
+    if text.isascii():
+        return text.upper()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).upper()
 
@@ -438,24 +447,47 @@ class SourceFolding:
 
 
 def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = None) -> dict[str, str]:
-    """``key:…`` identity → the fuller identity of the same cited work, so that one work cited with and
-    without its DOI, volume or page, or with its source written two ways, is one node.
+    """``key:…`` (or ``raw:…``) identity → the fuller identity of the same cited work, so that one work
+    cited with and without its DOI, volume or page, with its source written two ways, or without its
+    (corporate) author, is one node.
 
-    References are compared within one first author and year. The fuller identities are the DOIs, the
-    PMIDs and the keys with volume and page. A key takes the one fuller identity (followed to its DOI)
-    some reference of which `_agree`s with a reference of the key; with two candidates it takes none,
-    and a DOI or PMID is never mapped, so two DOIs never merge."""
+    The fuller identities are the DOIs, the PMIDs and the keys with volume and page. References are
+    compared within one surname and year (`_agree`); a key takes the one fuller identity (followed to
+    its DOI) some reference of which agrees with one of its own, and with two candidates it takes none.
+    A reference still unmatched whose title (or, as WoS writes a book, source) of at least
+    `TITLE_CHARS` letters equals that of references of the same year and a compatible author takes
+    their one better identity. A DOI or PMID is never mapped, so two DOIs never merge."""
     blocks: dict[tuple[str, int], set[_Form]] = defaultdict(set)
+    titled: dict[tuple[int, str], set[_Form]] = defaultdict(set)
     for ref in refs:
-        author = author_key(ref.first_author)
+        author = author_key(ref.first_author) or ""
         identity = identity_key(ref, fold)
-        if author and ref.year is not None and not identity.startswith("raw:"):
-            letters, numbers = source_parts(ref.source, fold, ref.year)
-            blocks[(author, ref.year)].add(_Form(identity, letters, numbers, _number(ref.volume), _number(ref.page)))
+        if ref.year is None:
+            continue
+        surname, _, initial = author.partition(" ")
+        letters, numbers = source_parts(ref.source, fold, ref.year)
+        form = _Form(identity, letters, numbers, _number(ref.volume), _number(ref.page), surname, initial)
+        if surname and not identity.startswith("raw:"):
+            blocks[(surname, ref.year)].add(form)
+        for text in {ref.title, ref.source} - {None}:
+            if len(letters_only := re.sub(r"[^A-Z]", "", _ascii_upper(text))) >= TITLE_CHARS:
+                titled[(ref.year, letters_only)].add(form)
     merged: dict[str, str] = {}
     for forms in blocks.values():
         merged.update(_merge_block(forms))
-    return dict(sorted(merged.items()))
+    # better identities first, so that a candidate is already followed to where it maps
+    for form, forms in sorted(((f, fs) for fs in titled.values() for f in fs if f.rank >= 3),
+                              key=lambda pair: (pair[0].rank, pair[0].identity)):
+        if form.identity in merged:
+            continue
+        found = {merged.get(g.identity, g.identity) for g in forms
+                 if g.rank < form.rank and _same_author(form, g) and _numbers_agree(form, g)}
+        if len(found) == 1:
+            merged[form.identity] = found.pop()
+    return {key: merged.get(merged[key], merged[key]) for key in sorted(merged)}
+
+
+TITLE_CHARS = 20
 
 
 @dataclass(frozen=True)
@@ -467,23 +499,39 @@ class _Form:
     numbers: str    # source numbers
     volume: str
     page: str
+    surname: str = ""
+    initial: str = ""
 
     @property
     def rank(self) -> int:
-        """0 a DOI, 1 a PMID, 2 a key with volume and page, 3 a key without."""
+        """0 a DOI, 1 a PMID, 2 a key with volume and page, 3 a key without, 4 a raw identity."""
         if self.identity.startswith("doi:"):
             return 0
         if self.identity.startswith("pmid:"):
             return 1
+        if self.identity.startswith("raw:"):
+            return 4
         return 2 if self.volume and self.page else 3
 
 
+def _same_author(a: _Form, b: _Form) -> bool:
+    """Equal surnames and initials where both are given; a missing or anonymous author agrees with any."""
+    if not (a.surname and b.surname) or ANONYMOUS in (a.surname, b.surname):
+        return True
+    return a.surname == b.surname and (not a.initial or not b.initial or a.initial == b.initial)
+
+
+def _numbers_agree(a: _Form, b: _Form) -> bool:
+    return not ((a.volume and b.volume and a.volume != b.volume) or (a.page and b.page and a.page != b.page))
+
+
 def _agree(a: _Form, b: _Form) -> bool:
-    """Two forms of one first author and year name one work: volume and page equal where both give them,
-    and either both equal or the sources agree, one's initials starting the other's ("S" for Sensors and
-    "SB" for SENSORS-BASEL, "GPC" for Glob. Planet. Chang. and "GPC" for GLOBAL PLANET CHANGE), their
-    numbers equal. Without a volume or page in common the shorter initials need two letters."""
-    if (a.volume and b.volume and a.volume != b.volume) or (a.page and b.page and a.page != b.page):
+    """Two forms of one surname and year name one work: initials, volume and page equal where both give
+    them, and either volume and page both equal or the sources agree, one's initials starting the
+    other's ("S" for Sensors and "SB" for SENSORS-BASEL, "GPC" for Glob. Planet. Chang. and GLOBAL
+    PLANET CHANGE), their numbers equal. Without a volume or page in common the shorter initials need
+    two letters."""
+    if (a.initial and b.initial and a.initial != b.initial) or not _numbers_agree(a, b):
         return False
     volume, page = bool(a.volume and a.volume == b.volume), bool(a.page and a.page == b.page)
     if volume and page:
@@ -495,7 +543,7 @@ def _agree(a: _Form, b: _Form) -> bool:
 
 
 def _merge_block(forms: set[_Form]) -> dict[str, str]:
-    """`merge_identities` within one first author and year."""
+    """`merge_identities` within one surname and year."""
     by_identity: dict[str, list[_Form]] = defaultdict(list)
     for form in forms:
         by_identity[form.identity].append(form)

@@ -1,0 +1,265 @@
+"""One identity per cited work across Web of Science and Scopus (issue 23, acceptance 5): the coupling
+agreement of two exports of one query, its definition checked by hand, the rules that make the two
+exports' references agree, and no identity shared by two DOIs over every real export file."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import re
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from bib2graph.sources.agreement import agreements, coupling_agreement, database
+from bib2graph.sources.exports.references import (ParsedRef, author_key, identity_key, merge_identities,
+                                                  names_a_work, parse_reference, source_key)
+from bib2graph.sources.ingest import ingest
+
+from ..conftest import SHARED_DATA
+
+PAIRS = Path(__file__).resolve().parents[1] / "data" / "pairs"
+csv.field_size_limit(1 << 30)
+
+
+def _unpacked(name: str, folder: Path) -> Path:
+    """A pair file as exported (the larger ones are stored gzipped)."""
+    if not name.endswith(".gz"):
+        return PAIRS / name
+    target = folder / name[:-3]
+    with gzip.open(PAIRS / name, "rb") as source, target.open("wb") as out:
+        shutil.copyfileobj(source, out)
+    return target
+
+
+@pytest.fixture(scope="module")
+def pair_files(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
+    folder = tmp_path_factory.mktemp("pairs")
+    return {"bibjoin": (_unpacked("bibjoin-gan-wos.txt", folder), _unpacked("bibjoin-gan-scopus.csv", folder)),
+            "dse": (_unpacked("dse-citan-wos.txt.gz", folder), _unpacked("dse-citan-scopus.csv.gz", folder))}
+
+
+@pytest.fixture(scope="module")
+def pair_counts(pair_files) -> dict[str, dict]:
+    return {name: ingest([wos, scopus], [wos.name, scopus.name]).counts for name, (wos, scopus) in pair_files.items()}
+
+
+# ------------------------------------------------------------------------------------ the measure by hand
+
+def test_coupling_agreement_on_a_hand_checked_example():
+    left = {"a": {"x", "y"}, "b": {"x"}, "c": {"z"}, "d": {"y"}, "only-left": {"x"}}
+    right = {"a": {"x"}, "b": {"x", "a"}, "c": {"z", "y"}, "d": set(), "only-right": {"x", "z"}}
+    # works in both: a b c d. Left: a–b (x), a–d (y). Right: a–b (x); b cites a, which is no shared reference.
+    assert coupling_agreement(left, right) == {"works": 4, "edges": [2, 1], "in_both": 1, "jaccard": 0.5}
+
+
+def test_a_work_citing_itself_couples_nothing_and_empty_sides_agree():
+    # left: a's own citation of itself is dropped, so a {q} and b {a} share nothing; right: both cite q
+    assert coupling_agreement({"a": {"a", "q"}, "b": {"a"}}, {"a": {"q"}, "b": {"q"}})["edges"] == [0, 1]
+    assert coupling_agreement({"a": set()}, {"a": set()}) == {"works": 1, "edges": [0, 0], "in_both": 0,
+                                                              "jaccard": 1.0}
+
+
+def test_agreements_pair_databases_that_share_works():
+    sides = {"wos": {"a": {"x"}, "b": {"x"}}, "scopus": {"a": {"x"}, "b": {"y"}}, "pubmed": {"z": {"x"}}}
+    found = agreements(sides, {"wos": ["w.txt"], "scopus": ["s.csv"], "pubmed": ["p.txt"]})
+    assert found == [{"databases": ["scopus", "wos"], "files": [["s.csv"], ["w.txt"]], "works": 2,
+                      "edges": [0, 1], "in_both": 0, "jaccard": 0.0}]
+    assert database("wos-tab", None) == "wos" and database("bibtex", "scopus") == "scopus"
+    assert database("ris", None) is None
+
+
+# ------------------------------------------------------------------------------------ the real pairs
+
+def _wos_records(path: Path) -> list[dict[str, str]]:
+    """DI and CR of each record: tab-delimited (header PT…) or plain text (FN…, tags at line start)."""
+    text = path.read_text(encoding="utf-8-sig")
+    if text.startswith("FN "):
+        records, current, tag = [], {}, None
+        for line in text.splitlines():
+            if line.startswith("ER"):
+                records.append(current)
+                current, tag = {}, None
+            elif line[:2].strip() and line[2:3] == " ":
+                tag = line[:2]
+                current[tag] = line[3:].strip()
+            elif line.startswith("   ") and tag:
+                current[tag] += "; " + line.strip() if tag == "CR" else " " + line.strip()
+        return records
+    return list(csv.DictReader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE))
+
+
+def _scopus_records(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _doi(value: str | None) -> str | None:
+    return value.strip().lower() if value and value.strip() else None
+
+
+@pytest.mark.parametrize("name", ["bibjoin", "dse"])
+def test_the_manifest_reports_the_agreement_of_a_real_pair(name, pair_files, pair_counts):
+    wos, scopus = pair_files[name]
+    (entry,) = pair_counts[name]["agreement"]
+    assert entry["databases"] == ["scopus", "wos"] and entry["files"] == [[scopus.name], [wos.name]]
+    # works in both with references on both sides: at least those sharing a DOI (titles match more)
+    with_refs_wos = {_doi(r.get("DI")) for r in _wos_records(wos) if (r.get("CR") or "").strip()}
+    with_refs_scopus = {_doi(r.get("DOI")) for r in _scopus_records(scopus) if (r.get("References") or "").strip()}
+    shared = (with_refs_wos & with_refs_scopus) - {None}
+    assert len(shared) <= entry["works"] <= min(len(_wos_records(wos)), len(_scopus_records(scopus)))
+    wos_edges, scopus_edges = entry["edges"][1], entry["edges"][0]
+    assert entry["in_both"] <= min(wos_edges, scopus_edges)
+    assert entry["jaccard"] == round(entry["in_both"] / (wos_edges + scopus_edges - entry["in_both"]), 4)
+
+
+# Measured with these rules (before them: bibjoin 0.416, dse 0.738; see the issue's report). Most of what is
+# left is what the citing authors wrote: Scopus keeps a reference as written ("Goodfellow I., Generative
+# adversarial nets (2014) NIPS, pp. 1-9"), WoS links it to its record ("Goodfellow IJ, 2014, ADV NEUR IN,
+# V27, P2672"), and wrong years, volumes and pages, which no identity rule may take as the same work.
+FLOORS = {"bibjoin": 0.54, "dse": 0.79}
+
+
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_real_pairs_agree_at_least_as_measured(name, pair_counts):
+    assert pair_counts[name]["agreement"][0]["jaccard"] >= FLOORS[name]
+
+
+@pytest.mark.xfail(strict=True, reason="acceptance 5 asks 0.97; these pairs' Scopus lists keep references as "
+                                       "their authors wrote them (see FLOORS): reported, not reached")
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_real_pairs_agree_at_097(name, pair_counts):
+    assert pair_counts[name]["agreement"][0]["jaccard"] >= 0.97
+
+
+def test_one_file_or_one_database_has_no_agreement(pair_files):
+    wos, scopus = pair_files["bibjoin"]
+    assert "agreement" not in ingest([wos], [wos.name]).counts
+    assert "agreement" not in ingest([scopus], [scopus.name]).counts
+
+
+# ------------------------------------------------------------------------------------ two DOIs never merge
+
+def _all_real_references(pair_files) -> list[ParsedRef]:
+    """Every reference of every real WoS and Scopus file, split by the test's own reading of the fields."""
+    raws: list[tuple[str, str]] = []
+    wos_files = [SHARED_DATA / "wos" / "scientopy-iot-gateway-wos.txt", SHARED_DATA / "wos" / "wos_plaintext.txt"]
+    scopus_files = [SHARED_DATA / "scopus" / "bibx-scopus.csv", SHARED_DATA / "scopus" / "litstudy-scopus.csv"]
+    for wos, scopus in pair_files.values():
+        wos_files.append(wos)
+        scopus_files.append(scopus)
+    for path in wos_files:
+        raws += [(r, "wos") for rec in _wos_records(path) for r in (rec.get("CR") or "").split("; ") if r.strip()]
+    for path in scopus_files:
+        raws += [(r, "scopus") for rec in _scopus_records(path)
+                 for r in (rec.get("References") or "").split("; ") if r.strip()]
+    assert len(raws) > 30_000
+    return [p for raw, style in raws if (p := parse_reference(raw, style)) is not None]
+
+
+def test_no_identity_holds_two_dois_over_every_real_file(pair_files):
+    refs = _all_real_references(pair_files)
+    merged = merge_identities(set(refs))
+    dois: dict[str, set[str]] = defaultdict(set)
+    for ref in refs:
+        identity = identity_key(ref)
+        final = merged.get(identity, identity)
+        if ref.doi:
+            dois[final].add(ref.doi)
+    assert all(len(found) == 1 for found in dois.values()), [d for d in dois.values() if len(d) > 1][:3]
+    assert not any(k.startswith(("doi:", "pmid:")) for k in merged)   # a DOI is never mapped elsewhere
+    assert sum(1 for v in merged.values() if v.startswith("doi:")) > 1_000   # and keys do reach DOIs
+
+
+def test_a_key_between_two_dois_takes_neither():
+    a = ParsedRef(raw="", first_author="Newman MEJ", year=2001, source="PHYS REV E", volume="64", doi="10.1/a")
+    b = ParsedRef(raw="", first_author="Newman MEJ", year=2001, source="PHYS REV E", volume="64", doi="10.1/b")
+    key = ParsedRef(raw="", first_author="Newman M.E.J.", year=2001, source="Phys. Rev. E", volume="64")
+    assert merge_identities([a, b, key]) == {}
+    assert merge_identities([a, key]) == {identity_key(key): "doi:10.1/a"}
+
+
+# ------------------------------------------------------------------------------------ the rules, by example
+
+def _final(forms: list[tuple[str, str]]) -> set[str]:
+    refs = [parse_reference(raw, style) for raw, style in forms]
+    merged = merge_identities(refs)
+    return {merged.get(identity_key(r), identity_key(r)) for r in refs}
+
+
+@pytest.mark.parametrize("forms", [
+    # page (article number) in Scopus only; WoS gives the DOI and volume
+    [("Daly A, 2021, PLOS ONE, V16, DOI 10.1371/journal.pone.0259391", "wos"),
+     ("Daly A., Dominguez-Delmas M., van Duivenvoorde W., Batavia shipwreck timbers reveal a key to Dutch success "
+      "in 17th-century world trade, PLoS ONE, 16, 10 October, pp. 1-17, (2021)", "scopus")],
+    # a J9 with a place suffix against the title: initials one a prefix of the other, volume equal
+    [("Khan MK, 2010, SENSORS-BASEL, V10, DOI 10.3390/s100302290", "wos"),
+     ("Khan M.K., Alghathbar K., Cryptanalysis and security improvements of two-factor user authentication in "
+      "wireless sensor networks, Sensors, 10, 3, (2010)", "scopus")],
+    # a J9 cut after a stop-word, and a leading "Proc."
+    [("Goodfellow IJ, 2014, ADV NEUR IN, V27, P2672", "wos"),
+     ("Goodfellow, I.J., Pouget-Abadie, J., Mirza, M., Generative adversarial nets (2014) Proc. Adv. Neural Inf. "
+      "Process. Syst, pp. 2672-2680", "scopus")],
+    # the given name written out, and an issue Scopus writes with a page tag
+    [("Reynolds AC, 2005, J ARCHAEOL SCI, V32, P1061, DOI 10.1016/j.jas.2005.01.016", "wos"),
+     ("Reynolds Amanda C., Betancourt J.L., Quade J., 87sr/86sr sourcing of ponderosa pine, Journal of "
+      "Archaeological Science, 32, 7 PG-1061-1075, pp. 1061-1075, (2005)", "scopus")],
+    # a proceedings title with the year's two digits in one export only
+    [("Anderson P, 2014, PROCEEDINGS OF THE 45TH ACM TECHNICAL SYMPOSIUM ON COMPUTER SCIENCE EDUCATION "
+      "(SIGCSE'14), P145", "wos"),
+     ("Anderson P., Bowring J., An undergraduate degree in data science, Proceedings of the 45th ACM Technical "
+      "Symposium on Computer Science Education, pp. 145-150, (2014)", "scopus")],
+    # a corporate author WoS names and Scopus drops: the title, of the same year
+    [("National Academies of Sciences Engineering and Medicine, 2018, Data Science for Undergraduates: "
+      "Opportunities and Options, DOI DOI 10.17226/25104", "wos"),
+     ("Data Science for Undergraduates: Opportunities and Options, (2018)", "scopus")],
+    # a first author without initials in Scopus
+    [("Song IY, 2016, EXPERT SYST, V33, P364, DOI 10.1111/exsy.12130", "wos"),
+     ("Song, Zhu Y., Big data and data science: What should we teach?, Expert Systems, 33, 4, pp. 364-373, "
+      "(2016)", "scopus")],
+])
+def test_wos_and_scopus_forms_of_one_work_take_one_identity(forms):
+    assert len(_final(forms)) == 1
+
+
+@pytest.mark.parametrize("forms", [
+    # same author, year, journal and volume, different pages
+    [("Smith J, 2010, J APPL PHYS, V5, P10, DOI 10.1/x", "wos"),
+     ("Smith J., Another paper, J. Appl. Phys., 5, pp. 20-30, (2010)", "scopus")],
+    # different initials
+    [("Wang Y, 2020, IEEE ACCESS, V8, DOI 10.1109/access.2020.1", "wos"),
+     ("Wang X., A paper, IEEE Access, 8, (2020)", "scopus")],
+    # sources that do not agree, no volume or page in common
+    [("Cook ER, 1985, THESIS", "wos"), ("Cook E.R., A time series approach to tree ring standardization, (1985)",
+                                        "scopus")],
+])
+def test_different_works_stay_apart(forms):
+    assert len(_final(forms)) == 2
+
+
+def test_rules_by_their_parts():
+    assert author_key("Reynolds Amanda C.") == author_key("Reynolds AC") == "REYNOLDS A"
+    assert author_key("De Veaux R.D.") == "DEVEAUX R" and author_key("Van Acker J.") == "VANACKER J"
+    assert source_key("ADV NEUR IN") == source_key("Advances in Neural Information Processing Systems") == "ANI"
+    assert source_key("P NATL ACAD SCI USA") == source_key("Proceedings of the National Academy of Sciences")
+    assert source_key("SIGCSE'14 proceedings", year=2014) == source_key("SIGCSE 2014 proceedings", year=2014)
+    assert source_key("RFC 3428") != source_key("RFC 3311")
+
+
+@pytest.mark.parametrize("raw, style", [("(2016)", "scopus"), ("[Anonymous], 2016", "wos")])
+def test_a_reference_naming_no_work_is_no_identity(raw, style):
+    parsed = parse_reference(raw, style)
+    assert parsed is not None and not names_a_work(parsed)
+
+
+def test_bare_years_couple_nothing_in_a_real_file(pair_files):
+    """dse-citan's Scopus file writes 24 references as "(2016)"; none becomes a cited work."""
+    _, scopus = pair_files["dse"]
+    bare = [r for rec in _scopus_records(scopus) for r in (rec.get("References") or "").split("; ")
+            if re.fullmatch(r"\s*\(\d{4}\)\s*", r)]
+    assert len(bare) > 50
+    found = ingest([scopus], [scopus.name])
+    assert found.counts["references"]["unnamed"] >= len(bare)
+    assert not found.cited["raw"].str.fullmatch(r"\s*\(\d{4}\)\s*").any()
