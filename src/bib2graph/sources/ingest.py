@@ -198,6 +198,7 @@ class _References:
     def __init__(self, fold: SourceFolding | None = None) -> None:
         self.fold = fold
         self.parsed: dict[str, Any] = {}          # identity → ParsedRef (first met) or None (unparsed)
+        self.forms: list[Any] = []                # every distinct parsed reference: merge_identities compares them all
         self.raw: dict[str, str] = {}             # identity → the raw string first met
         self.counts: Counter = Counter()
         self.unparsed: list[dict[str, Any]] = []
@@ -238,6 +239,7 @@ class _References:
             self.raw.setdefault(identity, raw)
             return identity
         identity = identity_key(parsed, self.fold)
+        self.forms.append(parsed)
         self.counts["with_doi"] += bool(parsed.doi)
         self.parsed.setdefault(identity, parsed)
         self.raw.setdefault(identity, raw)
@@ -360,7 +362,7 @@ def _resolve(merged: list[Merged], refs: _References,
                                _first(m, "venue_abbrev"), _first(m, "volume"), _first(m, "first_page"), m.work.get("doi"), fold,
                                m.work.get("pmid")))
          for m in merged), fold)
-    fuller = merge_identities((p for p in refs.parsed.values() if p is not None), fold)
+    fuller = merge_identities(refs.forms, fold)
     out: dict[str, str] = {}
     methods: Counter = Counter()
     for identity, parsed in refs.parsed.items():
