@@ -7,13 +7,16 @@ Identity (`identity_key`), in order:
 * ``pmid:<digits>`` when it carries a PubMed ID and no DOI (PubMed XML and Dimensions give them);
 * ``key:<AUTHOR>|<YEAR>|<SOURCE>|<VOLUME>|<PAGE>`` when it has a first author, a year and at least one of
   source, volume and page. AUTHOR is the surname upper-cased without diacritics, spaces or punctuation,
-  a space and the first initial ("Smith J", "SMITH JA", "Smith, J.A." and "Smith John" are all
-  ``SMITH J``), or ``ANONYMOUS`` for "[Anonymous]", "ANONYMOUS", "Anon.". This merges two different J.
+  a space and the first initial ("Smith J", "SMITH JA", "Smith, J.A.", "Smith John" and Scopus's
+  "Smith John A." are all ``SMITH J``; a word after a particle stays the surname's: "De Veaux R.D." is
+  ``DEVEAUX R``), or ``ANONYMOUS`` for "[Anonymous]", "ANONYMOUS", "Anon.". This merges two different J.
   Smiths who published in the same year, source, volume and page, which is rare (bibliometrix and
   VOSviewer fold cited authors the same way). VOLUME and PAGE are their digits without leading zeros
   ("V0005" → 5, "pD658" → 658, "ARTN e0123" → 123). SOURCE is `source_key`: the initials of the first
   three words of the source title once punctuation and stop-words are gone (then its numbers other than the
-  year, which name reports and standards: "RFC 3428"), so that a full title,
+  year or its two last digits, which name reports and standards: "RFC 3428"; a leading "Proceedings",
+  "Proc." or WoS "P" left out; a trailing stop-word kept, as only a cut J9 ends in one: "ADV NEUR IN"),
+  so that a full title,
   its WoS J9 abbreviation (cut at 20 characters) and its ISO-4 abbreviation agree: "Journal of Applied
   Physics", "J APPL PHYS" and "J. Appl. Phys." are all ``JAP``. Each abbreviated word starts with the
   letter its full word starts with, which is the one thing every abbreviation style keeps; a WoS J9 may
@@ -30,6 +33,13 @@ Identity (`identity_key`), in order:
 by DOI first and key second; a key shared by two corpus works matches neither, and is counted.
 `merge_identities` gives a reference written without its DOI (or volume, or page) the identity of the
 fuller references of the same work, so one cited work does not split into a ``doi:`` and a ``key:`` node.
+It compares every distinct parsed reference within one surname and year: volume and page equal where
+both give them, initials equal where both give them, sources agreeing when volume and page do not both
+match (one's initials start the other's: "SENSORS-BASEL" and "Sensors"); a reference still unmatched
+takes the one better identity of the same year whose title (or WoS source, for a book) is written alike
+(Scopus drops corporate authors WoS names). A key between two candidates takes neither, and a DOI is
+never mapped: two DOIs never merge. A reference that names no work (`names_a_work`: a bare "(2016)",
+"[Anonymous], 2016") gets no identity: as one node it would couple every work citing one.
 """
 
 from __future__ import annotations
