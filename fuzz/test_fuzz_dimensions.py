@@ -1,0 +1,99 @@
+"""Dimensions CSV exports built from the rows of the real full-record and bibliometric-mapping exports
+(tests/data/dimensions) plus made-up rows (odd Publication IDs, affiliations with unbalanced brackets,
+cited references with missing, extra or empty "|" fields, spreadsheet-cut cells), with or without the
+"About the data" note, with tricky text spliced in, line ends and encodings varied, bytes flipped and
+files truncated: `ingest` builds its tables or raises a B2GError with exit code 2..5 naming the file, and
+`detect_format` returns a known format or None; never another exception."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+from damage import damaged
+
+from bib2graph.errors import B2GError
+from bib2graph.skips import Skips
+from bib2graph.sources.exports.detect import FORMATS, detect_format
+from bib2graph.sources.ingest import ingest
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "dimensions"
+
+
+def _lines(name: str) -> tuple[str, str, list[str]]:
+    """(note line or "", header line, record lines) of a real export; each of these records is one line."""
+    text = (DATA / name).read_text(encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(text)))
+    note = ""
+    if rows[0][0].startswith("About the data"):
+        note, rows = _row(rows[0]), rows[1:]
+    return note, _row(rows[0][:40]), [_row(r[:40]) for r in rows[1:60]]
+
+
+def _row(cells: list[str]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(cells)
+    return out.getvalue()
+
+
+FULL = _lines("dimensions_full_record.csv")
+NETWORK = _lines("dimensions_network_selection.csv")
+
+REFERENCES = st.sampled_from([
+    "[Smith, John; Doe, J.]|[ur.1; ]|Journal of Tests|2001|12|3|100-110|10.1000/ABC|pub.1|5",
+    "[]|[]|Nature|2016|535|7613|466-466|10.1038/535466a|pub.1009011827|23", "[Li, W]|[]|A|B|1999|4|1|7||pub.2|0",
+    "[Cut, Off", "[", "]", "|", "||||||||||||", "[Anon]|[]|||||||", "[X, Y]|[]|S|20x5|v|i|p|doi:10.1/x|pub.x|n",
+    "[X (Y), Z]|[ur.(]|S|1500|0|0|e0|10.1/%E2|pub.3|-1",
+])
+VALUES = st.sampled_from([
+    "pub.1", "pub.", "pub.12x", "27006333.06; ; ; ur.0105", "", "10.1000/xyz", "doi:10.1/A", "32503569", "PMC1",
+    "0", "2020-13-45", "2020", "1-", "-5", "e0123", "Article", "Proceeding", "Review Article", "\udc80",
+    "Smith, J (Univ A; Univ B (US)); Doe, K ()", "Smith, J (Univ A", "Doe, K ))(", "United States; ; Mars",
+    "1605 Policy; 11 Medical", "About the data: Exported on", ";", "(", ")", "\"", "\n", "\r",
+]) | REFERENCES.map(lambda r: r + ";" + r) | st.text(max_size=25)
+SNIPPETS = ["\n", "\r", "\r\n", ",", "\"", "\"\"", ";[", "|", "\x00", "\ufeff", "\u2028", "pub.1,"]
+ENCODINGS = ["utf-8"] * 6 + ["utf-8-sig", "utf-16", "utf-16-le", "utf-32", "latin-1"]
+
+
+@st.composite
+def made_up_row(draw, width: int) -> str:
+    cells = draw(st.lists(VALUES, max_size=width + 3))
+    if cells and draw(st.booleans()):
+        cells[0] = draw(st.sampled_from(["pub.1", "pub.2", "pub.1128254697", ""]))
+    return _row(cells)
+
+
+@st.composite
+def dimensions_files(draw) -> bytes:
+    note, header, records = draw(st.sampled_from([FULL, NETWORK]))
+    width = len(next(csv.reader(io.StringIO(header))))
+    rows = draw(st.lists(st.sampled_from(records) | made_up_row(width), min_size=1, max_size=5))
+    first = draw(st.sampled_from([note, "", '"About the data: Exported on Jan 1, 2024."\n', "About the data\n"]))
+    text = first + draw(st.sampled_from([header] * 4 + [""])) + "".join(rows)
+    text = text.replace("\n", draw(st.sampled_from(["\n", "\r\n"])))
+    return damaged(draw, text, SNIPPETS, ENCODINGS)
+
+
+@given(data=dimensions_files(), strict=st.booleans())
+def test_dimensions_ingests_or_fails_typed(scratch, data, strict):
+    path = scratch / "dimensions.csv"
+    path.write_bytes(data)
+    assert detect_format(path) in (*FORMATS, None)
+    try:
+        found = ingest([path], ["fuzz.csv"], ["dimensions-csv"], Skips(strict=strict))
+    except B2GError as exc:
+        assert 2 <= exc.exit_code <= 5, exc
+        assert "fuzz.csv" in exc.message, exc
+        event(f"ingest: {exc.code}")
+        return
+    works = found.bundle.works
+    event(f"ingest: {'works' if len(works) else 'no works'}")
+    assert works["work_id"].is_unique
+    assert works["doi"].dropna().map(lambda d: d.startswith("10.")).all()
+    assert works["pmid"].dropna().map(str.isdigit).all()
+    refs = found.bundle.references
+    assert set(refs["work_id"]) <= set(works["work_id"])
