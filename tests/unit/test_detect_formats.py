@@ -67,3 +67,11 @@ def test_unknown_and_missing_files(shared_data, tmp_path):
     assert detect_format(tmp_path / "image.png") is None
     with pytest.raises(DataError):
         detect_format(tmp_path / "missing.txt")
+
+
+def test_the_spec_schema_names_every_format_a_reader_reads():
+    from bib2graph import spec as spec_mod
+    from bib2graph.sources.exports.readers import FORMATS
+
+    formats = spec_mod.schema()["properties"]["source"]["properties"]["formats"]["additionalProperties"]["enum"]
+    assert sorted(formats) == sorted(FORMATS)
