@@ -1,6 +1,8 @@
-"""Dimensions CSV exports built from the rows of the real full-record and bibliometric-mapping exports
-(tests/data/dimensions) plus made-up rows (odd Publication IDs, affiliations with unbalanced brackets,
-cited references with missing, extra or empty "|" fields, spreadsheet-cut cells), with or without the
+"""Dimensions CSV exports built from the rows of a full-record and a bibliometric-mapping export written
+by tests/dimensions_export.py from the CC0 SYNERGY records of one review (real exports may not be
+redistributed; the layout follows real ones), the latter as a spreadsheet saves it, with cut "Cited
+references" cells and the rows holding their rest, plus made-up rows (odd Publication IDs, affiliations
+with unbalanced brackets, cited references with missing, extra or empty "|" fields), with or without the
 "About the data" note, with tricky text spliced in, line ends and encodings varied, bytes flipped and
 files truncated: `ingest` builds its tables or raises a B2GError with exit code 2..5 naming the file, and
 `detect_format` returns a known format or None; never another exception."""
@@ -17,17 +19,22 @@ from hypothesis import strategies as st
 from damage import damaged
 
 from bib2graph.errors import B2GError
+from bib2graph.ids import short_id
 from bib2graph.skips import Skips
 from bib2graph.sources.exports.detect import FORMATS, detect_format
 from bib2graph.sources.ingest import ingest
+from tests.dimensions_export import full_record_csv, mapping_csv
+from tests.wos_export import synergy_works
 
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "dimensions"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+UNIVERSE = synergy_works([SHARED / "synergy" / "Donners_2021" / "works_1.zip"])
+WORKS = [UNIVERSE[w] for w in sorted(UNIVERSE)]
+CITING = [w for w in WORKS if any(short_id(r) in UNIVERSE for r in w.get("referenced_works") or [])]
 
 
-def _lines(name: str) -> tuple[str, str, list[str]]:
-    """(note line or "", header line, record lines) of a real export; each of these records is one line."""
-    text = (DATA / name).read_text(encoding="utf-8")
-    rows = list(csv.reader(io.StringIO(text)))
+def _lines(text: str) -> tuple[str, str, list[str]]:
+    """(note line or "", header line, record lines) of an export; each of these records is one row."""
+    rows = list(csv.reader(io.StringIO(text, newline="")))
     note = ""
     if rows[0][0].startswith("About the data"):
         note, rows = _row(rows[0]), rows[1:]
@@ -40,17 +47,17 @@ def _row(cells: list[str]) -> str:
     return out.getvalue()
 
 
-FULL = _lines("dimensions_full_record.csv")
-NETWORK = _lines("dimensions_network_selection.csv")
+FULL = _lines(full_record_csv(WORKS[:60]))
+NETWORK = _lines(mapping_csv(CITING[:60], UNIVERSE, spreadsheet=True, cell_limit=3000)[0])
 
 REFERENCES = st.sampled_from([
     "[Smith, John; Doe, J.]|[ur.1; ]|Journal of Tests|2001|12|3|100-110|10.1000/ABC|pub.1|5",
-    "[]|[]|Nature|2016|535|7613|466-466|10.1038/535466a|pub.1009011827|23", "[Li, W]|[]|A|B|1999|4|1|7||pub.2|0",
+    "[]|[]|Nature|2016|535|7613|466-466|10.1000/x466|pub.1000000002|23", "[Li, W]|[]|A|B|1999|4|1|7||pub.2|0",
     "[Cut, Off", "[", "]", "|", "||||||||||||", "[Anon]|[]|||||||", "[X, Y]|[]|S|20x5|v|i|p|doi:10.1/x|pub.x|n",
     "[X (Y), Z]|[ur.(]|S|1500|0|0|e0|10.1/%E2|pub.3|-1",
 ])
 VALUES = st.sampled_from([
-    "pub.1", "pub.", "pub.12x", "27006333.06; ; ; ur.0105", "", "10.1000/xyz", "doi:10.1/A", "32503569", "PMC1",
+    "pub.1", "pub.", "pub.12x", "12345678.06; ; ; ur.0105", "", "10.1000/xyz", "doi:10.1/A", "21974976", "PMC1",
     "0", "2020-13-45", "2020", "1-", "-5", "e0123", "Article", "Proceeding", "Review Article", "\udc80",
     "Smith, J (Univ A; Univ B (US)); Doe, K ()", "Smith, J (Univ A", "Doe, K ))(", "United States; ; Mars",
     "1605 Policy; 11 Medical", "About the data: Exported on", ";", "(", ")", "\"", "\n", "\r",
@@ -63,7 +70,7 @@ ENCODINGS = ["utf-8"] * 6 + ["utf-8-sig", "utf-16", "utf-16-le", "utf-32", "lati
 def made_up_row(draw, width: int) -> str:
     cells = draw(st.lists(VALUES, max_size=width + 3))
     if cells and draw(st.booleans()):
-        cells[0] = draw(st.sampled_from(["pub.1", "pub.2", "pub.1128254697", ""]))
+        cells[0] = draw(st.sampled_from(["pub.1", "pub.2", "pub.2106656997", ""]))
     return _row(cells)
 
 
