@@ -159,8 +159,8 @@ def _mapping_checks(path: Path) -> list:
     assert [[i.name for i in r.institutions] for r in records] == [_split(cells[9]) for _, cells in kept]
     i = header.index("Cited references")
     # a reference is "[authors]|[ids]|source|year|volume|issue|pages|DOI|pub ID|times cited"; a cut one
-    # (the end of a cell a spreadsheet stopped at its limit) lacks its DOI field and is dropped
-    expected = [[ref for ref in re.split(r";(?=\[)", cells[i]) if ref.count("|") >= 7] for _, cells in kept]
+    # (the end of a cell a spreadsheet stopped at its limit) has no closed DOI field and is dropped
+    expected = [[ref for ref in re.split(r";(?=\[)", cells[i]) if ref.count("|") >= 8] for _, cells in kept]
     assert [[c.raw for c in r.references] for r in records] == expected
     assert sum(map(len, expected)) > 500
     dois = [[m.lower()] if (m := ref.split("|")[7]).startswith("10.") else []

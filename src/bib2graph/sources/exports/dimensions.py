@@ -12,7 +12,7 @@ dropped; index keywords beside MeSH, which goes to `Record.mesh`), and "Cited re
 (dimensions_refs.py). Multi-valued cells are "; "-separated.
 
 Affiliations, as far as the columns go: "Authors Affiliations" gives each author's organisations as
-Dimensions standardises them ("Lu, Victor M (Mayo Clinic; University of Miami); …"), else "Authors (Raw
+Dimensions standardises them ("Smith, Jane A (Example University; Example Hospital); …"), else "Authors (Raw
 Affiliation)" each author's addresses as printed; the organisations' countries come from "Research
 Organizations - standardized" beside "Country of Research organization" (one country per organisation).
 The mapping export lists organisations and countries without saying whose ("Authors Affiliations - Name
@@ -174,8 +174,8 @@ def _per_author(cell: str | None, names: list[str]) -> list[tuple[int, list[str]
 
 
 def _entry(part: str) -> tuple[str, list[str]]:
-    """("Lu, Victor M", ["Mayo Clinic", "University of Miami"]) of "Lu, Victor M (Mayo Clinic; University
-    of Miami)"; the organisations are the last top-level parenthesis."""
+    """("Smith, Jane A", ["Example University", "Example Hospital"]) of "Smith, Jane A (Example University;
+    Example Hospital)"; the organisations are the last top-level parenthesis."""
     part = part.strip()
     if not part.endswith(")"):
         return part, []

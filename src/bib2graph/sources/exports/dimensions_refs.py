@@ -3,8 +3,8 @@ cut into references and parsed.
 
 Dimensions writes each reference as ten "|"-separated fields and joins references with ";":
 
-    [Irwin, Adriane N.; Rackham, Daniel]|[ur.0613340372.50; ]|Research in Social and Administrative
-    Pharmacy|2017|13|2|389-393|10.1016/j.sapharm.2016.04.006|pub.1008893471|12
+    [Smith, Jane A.; Doe, John]|[ur.0100000001.01; ]|Journal of Made-up Examples|2017|13|2|389-393|
+    10.1000/example.2017.04.006|pub.1000000001|12
 
 authors ("Surname, Given" in square brackets, "[]" when none), their Dimensions researcher IDs (in
 brackets), source title, year, volume, issue, pagination, DOI, the cited work's Dimensions ID and its
@@ -32,9 +32,9 @@ def split_references(cell: str | None) -> list[str]:
 
 
 def is_complete(reference: str) -> bool:
-    """Whether a reference reaches its DOI field (eight fields or more): the last reference of a cell that
-    a spreadsheet cut at its 32,767-character limit stops short of it."""
-    return reference.count("|") >= FIELDS - 3
+    """Whether a reference's DOI field is closed (nine fields or more): the last reference of a cell that
+    a spreadsheet cut at its 32,767-character limit stops short of it, or inside its DOI ("10.11")."""
+    return reference.count("|") >= FIELDS - 2
 
 
 def parse_dimensions_reference(raw: str, text: str) -> ParsedRef:
@@ -57,7 +57,7 @@ def parse_dimensions_reference(raw: str, text: str) -> ParsedRef:
 
 
 def first_author(authors: str) -> str | None:
-    """ "[Irwin, Adriane N.; Rackham, Daniel]" → "Irwin AN": the first surname and its initials."""
+    """ "[Smith, Jane A.; Doe, John]" → "Smith JA": the first surname and its initials."""
     names = authors.strip().lstrip("[").rstrip("]").split(";")
     surname, _, given = names[0].partition(",")
     surname = " ".join(surname.split())
