@@ -562,8 +562,27 @@ def _merge_block(forms: set[_Form]) -> dict[str, str]:
     if not fuller:
         return {}
 
+    # `_agree` needs volume and page equal, or source initials of which one starts the other: only those
+    # fuller forms are compared, not the whole block (a "WANG 2015" block of a large import holds thousands)
+    by_prefix: dict[str, list[_Form]] = defaultdict(list)   # every prefix of a form's initials → the form
+    by_letters: dict[str, list[_Form]] = defaultdict(list)
+    by_place: dict[tuple[str, str], list[_Form]] = defaultdict(list)
+    for g in fuller:
+        by_letters[g.letters].append(g)
+        for end in range(1, len(g.letters) + 1):
+            by_prefix[g.letters[:end]].append(g)
+        if g.volume and g.page:
+            by_place[(g.volume, g.page)].append(g)
+
+    def near(f: _Form) -> Iterable[_Form]:
+        yield from by_place.get((f.volume, f.page), ())
+        if f.letters:
+            yield from by_prefix.get(f.letters, ())
+            for end in range(1, len(f.letters)):
+                yield from by_letters.get(f.letters[:end], ())
+
     def candidates(identity: str, below: int) -> set[str]:
-        return {g.identity for f in by_identity[identity] for g in fuller
+        return {g.identity for f in by_identity[identity] for g in near(f)
                 if rank[g.identity] < below and g.identity != identity and _agree(f, g)}
 
     out: dict[str, str] = {}
