@@ -110,3 +110,18 @@ def test_works_sharing_a_pmid_are_duplicates_unless_their_dois_differ():
     origins = pd.DataFrame({"work_id": works["work_id"], "origin": ["seed", "chain", "chain", "chain", "seed"],
                             "round": [0, 1, 1, 1, 0]})
     assert _duplicates(works, origins) == {"REC:A": "W1", "W2": "W3"}
+
+
+def test_ris_records_give_the_pmid_ovid_medline_and_pmid_accessions_write(tmp_path):
+    from bib2graph.skips import Skips
+    from bib2graph.sources.exports.ris import read_ris
+
+    path = tmp_path / "ovid.ris"
+    path.write_text(
+        "TY  - JOUR\nID  - 31234567\nT1  - An Ovid MEDLINE record\nA1  - Smith, J.\nY1  - 2019\n"
+        "UR  - http://ovidsp.ovid.com/ovidweb.cgi?T=JS&PAGE=reference&D=medl&NEWS=N&AN=31234567\nER  - \n\n"
+        "TY  - JOUR\nAN  - PMID: 30000001\nT1  - An accession written as a PMID\nY1  - 2018\nER  - \n\n"
+        "TY  - JOUR\nID  - 31234568\nT1  - A plain reference-manager record\nY1  - 2019\nER  - \n",
+        encoding="utf-8")
+    records = list(read_ris(path, "ovid.ris", Skips()))
+    assert [r.ids.get("pmid") for r in records] == ["31234567", "30000001", None]

@@ -52,6 +52,8 @@ _OVID_EMBASE = re.compile(r"ovid.*[?&]D=o?em[a-z]*\d*(?:&|$)", re.IGNORECASE)
 _EMBASE_LINK = re.compile(r"embase\.com/.*[?&]id=(L\d{8,12})\b", re.IGNORECASE)
 _EMBASE_ID = re.compile(r"^L\d{8,12}$")
 _OVID_AN = re.compile(r"^\d{8,12}$")
+_PMID_ID = re.compile(r"^PMID\s*:?\s*\d{1,9}$", re.IGNORECASE)
+_OVID_MEDLINE = re.compile(r"ovid.*[?&]D=(?:med[a-z]*|prem)\d*(?:&|$)", re.IGNORECASE)
 _PRINT = re.compile(r"\bprint\b", re.IGNORECASE)
 # How many lines of a file without any `TY  - ` line are read before it is called not RIS.
 _STRAY_LIMIT = 1000
@@ -253,6 +255,11 @@ def _ids(f: dict[str, Any], tags: dict[str, list[str]], embase: bool) -> dict[st
             ids["scopus"] = eid[0]
     if embase:
         ids.update(_embase_ids(tags, own))
+    links = (v for t in ("UR", "L2", "LK") for v in tags.get(t, []))
+    # Ovid MEDLINE writes the PMID as the record's ID; some exports write "AN  - PMID:123"
+    if own and (_PMID_ID.match(own) or not embase and own.isdigit() and any(_OVID_MEDLINE.search(v) for v in links)):
+        if pmid := normalize_pmid(own):
+            ids["pmid"] = pmid
     return ids
 
 
