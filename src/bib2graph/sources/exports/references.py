@@ -476,7 +476,8 @@ def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = Non
             continue
         surname, _, initial = author.partition(" ")
         letters, numbers = source_parts(ref.source, fold, ref.year)
-        form = _Form(identity, letters, numbers, _number(ref.volume), _number(ref.page), surname, initial)
+        form = _Form(identity, letters, numbers, _number(ref.volume), _number(ref.page), surname, initial,
+                     bool(ref.page and re.match(r"\s*[A-Za-z]", ref.page)))
         if surname and not identity.startswith("raw:"):
             blocks[(surname, ref.year)].add(form)
         for text in {ref.title, ref.source} - {None}:
@@ -511,6 +512,7 @@ class _Form:
     page: str
     surname: str = ""
     initial: str = ""
+    article: bool = False   # the page is an article number ("e0124"), not a printed page
 
     @property
     def rank(self) -> int:
@@ -594,7 +596,41 @@ def _merge_block(forms: set[_Form]) -> dict[str, str]:
         found = {out.get(c, c) for c in candidates(identity, 3)}
         if len(found) == 1:
             out[identity] = found.pop()
+    out.update(_by_volume(by_identity, rank, out))
     return out
+
+
+def _by_volume(by_identity: dict[str, list[_Form]], rank: dict[str, int], done: dict[str, str]) -> dict[str, str]:
+    """Keys still unmatched that name the volume of exactly one DOI of the block (same surname and year):
+    that DOI, when initials, the source's first letter and the pages do not disagree (`_loosely`: WoS
+    writes a printed page where Scopus writes an article number, "P696" and "e124", and either side
+    slips a page or the source's spelling). Two DOIs of the same volume leave it unmatched (one author's
+    two papers in one volume); two pages further apart than a slip are two papers."""
+    dois: dict[str, set[str]] = defaultdict(set)
+    forms_of: dict[str, list[_Form]] = defaultdict(list)
+    for identity, forms in by_identity.items():
+        if rank[identity] == 0:
+            for f in forms:
+                if f.volume:
+                    dois[f.volume].add(identity)
+                    forms_of[identity].append(f)
+    out = {}
+    for identity, forms in by_identity.items():
+        if rank[identity] not in (2, 3) or identity in done:
+            continue
+        found = {d for f in forms if f.volume for d in dois.get(f.volume, ())
+                 if any(_loosely(f, g) for g in forms_of[d])}
+        if len(found) == 1 and len({d for f in forms if f.volume for d in dois.get(f.volume, ())}) == 1:
+            out[identity] = found.pop()
+    return out
+
+
+def _loosely(a: _Form, b: _Form) -> bool:
+    """Initials equal where both are given, the sources' first letters equal where both are given, and
+    pages given on both sides equal but for a slip of two, unless one is an article number."""
+    if (a.initial and b.initial and a.initial != b.initial) or (a.letters and b.letters and a.letters[0] != b.letters[0]):
+        return False
+    return not (a.page and b.page and not (a.article or b.article) and abs(int(a.page) - int(b.page)) > 2)
 
 
 # --------------------------------------------------------------------------------------------- matching
