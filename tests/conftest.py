@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# A hermetic suite: the shell's bib2graph settings (an OpenAlex URL or key, a workspace, a user, JSON
+# output) must not reach the code under test or the `b2g` processes the tests start, which inherit this
+# environment. The suite's own knobs stay.
+TEST_KNOBS = {"B2G_SPEC_EXAMPLES", "B2G_FUZZ_EXAMPLES"}
+for _name in [n for n in os.environ if n.startswith("B2G_") and n not in TEST_KNOBS] + ["OPENALEX_API_KEY"]:
+    os.environ.pop(_name, None)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
