@@ -39,8 +39,8 @@ def plain_kleinberg(r: list[int], d: list[int], s: float, gamma: float):
         new_cost, new_paths = [], []
         for j in (0, 1):
             options = [(cost[i] + tau(i, j), i) for i in (0, 1)]
-            # ties: into the base state prefer the base, into the burst state prefer staying
-            best = min(options, key=lambda o: (o[0], o[1] != j if j == 1 else o[1]))
+            # ties: prefer coming from the base state (docs/networks.md: ties go to the base state)
+            best = min(options, key=lambda o: (o[0], o[1]))
             new_cost.append(best[0] + sigma(j, t))
             new_paths.append(paths[best[1]] + [j])
         cost, paths = new_cost, new_paths
@@ -130,6 +130,27 @@ def test_viterbi_is_the_least_cost_sequence():
         assert total(seq) == pytest.approx(best, rel=1e-12, abs=1e-9)
         ours = states(r[None, :], d, s, gamma)[0].astype(int).tolist()
         assert total(ours) == pytest.approx(best, rel=1e-12, abs=1e-9)
+
+
+def test_a_burst_does_not_start_in_years_without_works():
+    """Years that hold no works cost nothing in either state, so a burst entered before them and one
+    entered after them cost the same: the tie goes to the base state, and the burst starts with the
+    first year that has works (the 1972–2003 reported where 1978–2003 cost the same)."""
+    d = np.array([50, 50, 0, 0, 0, 0, 0, 50, 50, 50, 50, 50, 50])
+    r = np.array([2, 2, 0, 0, 0, 0, 0, 20, 22, 20, 21, 2, 2])
+    burst = states(r[None, :], d)[0]
+    assert burst[7:11].all() and not burst[:7].any() and not burst[11:].any()
+    found = detect(r[None, :], d)
+    assert [(b.begin, b.end) for b in found] == [(7, 10)]
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        d = rng.integers(0, 20, 15) * (rng.random(15) > 0.4)
+        r = np.minimum(d, rng.poisson(4, 15))
+        if r.sum() == 0:
+            continue
+        burst = states(r[None, :], d)[0]
+        starts = np.flatnonzero(burst & ~np.concatenate([[False], burst[:-1]]))
+        assert all(d[t] > 0 for t in starts), (d.tolist(), r.tolist(), burst.astype(int).tolist())
 
 
 def test_flat_series_never_bursts():

@@ -139,3 +139,22 @@ def test_api_surrogates_are_repaired_and_reported():
                                 "reason": "3 lone UTF-16 surrogate(s) replaced by U+FFFD"}]
     for name in BUNDLE_TABLES:
         pa.Table.from_pandas(getattr(bundle, name))  # what the Parquet writer needs
+
+
+def test_a_work_listing_itself_loses_that_reference_whichever_way_it_is_read(tmp_path):
+    """Self-references count in no network: the OpenAlex reader and the files ingest drop them alike."""
+    from bib2graph.sources.ingest import ingest
+
+    works = list(read_work_objects(DEMO_ZIP))[:30]
+    own = [w for w in works if w.get("referenced_works")][:3]
+    for work in own:
+        work["referenced_works"] = list(work["referenced_works"]) + [work["id"]]
+    expected = {short_id(w["id"]): {short_id(r) for r in w["referenced_works"]} - {short_id(w["id"])} for w in own}
+    path = tmp_path / "works.json"
+    path.write_text(json.dumps(works), encoding="utf-8")
+    for bundle in (bundle_from_works(works), ingest([path], ["works.json"]).bundle):
+        refs = bundle.references
+        assert not (refs["work_id"] == refs["referenced_id"]).any()
+        for wid, cited in expected.items():
+            assert set(refs.loc[refs["work_id"] == wid, "referenced_id"]) == cited
+            assert int(bundle.works.set_index("work_id").loc[wid, "n_references"]) == len(cited)

@@ -181,7 +181,9 @@ def work_rows(work: dict[str, Any]) -> dict[str, list[dict[str, Any]]] | None:
     wid = work_id(work)
     if not wid:
         return None
-    references = sorted({r for r in (_short(x) for x in _list(work.get("referenced_works"))) if r})
+    # a work listed among its own references is no citation, in any network: dropped here, as the
+    # export readers' ingest drops it
+    references = sorted({r for r in (_short(x) for x in _list(work.get("referenced_works"))) if r} - {wid})
     venue_id, venue = _venue(work)
     authorships, affiliations = _people(wid, work)
     return {

@@ -61,15 +61,6 @@ def selector(selection: dict[str, Any]) -> Callable[[dict[str, list[dict[str, An
     return failed
 
 
-def _without_self_citation(rows: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
-    """A work listed among its own references is not a citation: the files source drops it too."""
-    row = rows["works"][0]
-    references = [r for r in rows["references"] if r["referenced_id"] != row["work_id"]]
-    if len(references) < len(rows["references"]):
-        rows = {**rows, "works": [{**row, "n_references": len(references)}], "references": references}
-    return rows
-
-
 def _fields(rows: dict[str, list[dict[str, Any]]]) -> str:
     """The fields the record gave, as the files source's origins name them."""
     work = rows["works"][0]
@@ -95,7 +86,7 @@ def read_partition(path: str | Path, name: str, selection: dict[str, Any], skips
             if not _year_selected(work_year(work), selection):   # before the rows: most may be left out
                 left_out["year"] += 1
                 continue
-            rows = _without_self_citation(work_rows(work))   # never None: the reader passed over works without an ID
+            rows = work_rows(work)   # never None: the reader passed over works without an ID
             criterion = failed(rows)
             if criterion:
                 left_out[criterion] += 1

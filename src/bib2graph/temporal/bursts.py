@@ -60,7 +60,8 @@ def states(r: np.ndarray, d: np.ndarray, s: float = DEFAULT_S, gamma: float = DE
     """The least-cost state sequence (0 base, 1 burst) of each item: a bool array shaped like ``r``.
 
     ``r`` is items × years (``r_t`` per item), ``d`` the years' totals ``d_t``. Ties go to the base state,
-    so a flat series never bursts.
+    at every step and at the end: a flat series never bursts, and a burst does not start in the years
+    before it that hold no works (entering later costs the same).
     """
     r = np.asarray(r, dtype=float)
     d = np.asarray(d, dtype=float)
@@ -83,7 +84,7 @@ def states(r: np.ndarray, d: np.ndarray, s: float = DEFAULT_S, gamma: float = DE
         from1_to0 = leave1 < stay0
         new0 = np.where(from1_to0, leave1, stay0) + sigma0[:, t]
         rise0, stay1 = cost0 + enter, cost1              # into state 1: from 0 paying γ ln n, or stay
-        from1_to1 = stay1 <= rise0
+        from1_to1 = stay1 < rise0                        # a tie: from the base (a burst starts as late as it may)
         new1 = np.where(from1_to1, stay1, rise0) + sigma1[:, t]
         back0_from1[:, t], back1_from1[:, t] = from1_to0, from1_to1
         cost0, cost1 = new0, new1
