@@ -1,4 +1,6 @@
-"""A synthetic OpenAlex works snapshot, in OpenAlex's layout, from real Work objects (the SYNERGY works).
+"""A synthetic OpenAlex works snapshot, in one of OpenAlex's layouts (pre-2026 by default, below; the
+current `data/jsonl/works/…/part_NNNN.gz` with `data/jsonl/manifest.json`, or `legacy-data/works/…`),
+from real Work objects (the SYNERGY works).
 
     <folder>/data/works/updated_date=YYYY-MM-DD/part_NNN.gz   gzipped JSON Lines, one Work a line
     <folder>/data/works/manifest                            {"entries": [{"url": "s3://openalex/…",
@@ -23,7 +25,7 @@ from collections import deque
 from typing import Any, Iterable, Iterator
 
 from bib2graph.sources.files import read_work_objects
-from bib2graph.sources.snapshot_layout import MANIFEST, WORKS, partition_key
+from bib2graph.sources.snapshot_layout import PRE_2026, Layout, partition_key
 
 SYNERGY = Path("/work/shared/data/synergy")
 
@@ -39,9 +41,11 @@ def _date(work: dict[str, Any]) -> str:
 
 
 def write_partition(folder: str | Path, date: str, part: int, works: Iterable[dict[str, Any]],
-                    level: int = 9) -> Path:
-    """One partition file (byte-stable: gzip without a timestamp)."""
-    path = Path(folder) / WORKS / f"updated_date={date}" / f"part_{part:03d}.gz"
+                    level: int = 9, layout: Layout = PRE_2026) -> Path:
+    """One partition file (byte-stable: gzip without a timestamp), in `layout` (the current one numbers
+    parts with four digits)."""
+    digits = 4 if layout.combined else 3
+    path = Path(folder) / layout.works / f"updated_date={date}" / f"part_{part:0{digits}d}.gz"
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, compresslevel=level) as out:
         for work in works:
@@ -49,26 +53,30 @@ def write_partition(folder: str | Path, date: str, part: int, works: Iterable[di
     return path
 
 
-def write_manifest(folder: str | Path) -> Path:
-    """data/works/manifest listing every partition file of `folder`, as OpenAlex writes it."""
+def write_manifest(folder: str | Path, layout: Layout = PRE_2026) -> Path:
+    """The layout's manifest listing every partition file of `folder`, as OpenAlex writes it (the current
+    layout's combined manifest lists an authors partition too, as the real one lists every entity)."""
     folder = Path(folder)
     entries = []
-    for path in sorted(folder.glob(f"{WORKS}/updated_date=*/part_*.gz")):
+    for path in sorted(folder.glob(f"{layout.works}/updated_date=*/part_*.gz")):
         relative = path.relative_to(folder).as_posix()
         if partition_key(relative):
             with gzip.open(path, "rb") as stream:
                 records = sum(1 for _ in stream)
             entries.append({"url": f"s3://openalex/{relative}",
                             "meta": {"content_length": path.stat().st_size, "record_count": records}})
+    if layout.combined:
+        entries.insert(0, {"url": "s3://openalex/data/jsonl/authors/updated_date=2024-01-01/part_0000.gz",
+                           "meta": {"content_length": 1, "record_count": 1}})
     meta = {"content_length": sum(e["meta"]["content_length"] for e in entries),
             "record_count": sum(e["meta"]["record_count"] for e in entries)}
-    path = folder / MANIFEST
+    path = folder / layout.manifest
     path.write_text(json.dumps({"entries": entries, "meta": meta}, indent=1), encoding="utf-8")
     return path
 
 
 def write_snapshot(folder: str | Path, works: list[dict[str, Any]], dates: int = 3, parts: int = 1,
-                   manifest: bool = True) -> list[Path]:
+                   manifest: bool = True, layout: Layout = PRE_2026) -> list[Path]:
     """`works` in `dates` dated partitions of `parts` files each, oldest `updated_date` first."""
     ordered = sorted(works, key=lambda w: (_date(w), w["id"]))
     size = -(-len(ordered) // dates)
@@ -79,9 +87,9 @@ def write_snapshot(folder: str | Path, works: list[dict[str, Any]], dates: int =
         last = date
         step = -(-len(chunk) // parts)
         for part, first in enumerate(range(0, len(chunk), step)):
-            written.append(write_partition(folder, date, part, chunk[first:first + step]))
+            written.append(write_partition(folder, date, part, chunk[first:first + step], layout=layout))
     if manifest:
-        write_manifest(folder)
+        write_manifest(folder, layout)
     return written
 
 

@@ -28,7 +28,8 @@ def _snapshot(source: dict[str, Any]) -> None:
     an include expression that parses."""
     snapshot = source.get("snapshot", {})
     if source["kind"] == "snapshot" and "path" in snapshot and not snapshot["path"]:
-        raise _spec_error("source.snapshot.path is not set: give the folder holding the snapshot's data/works/",
+        raise _spec_error("source.snapshot.path is not set: give the folder holding the snapshot's "
+                          "data/jsonl/works/ (or data/works/)",
                           "source.snapshot.path")
     low, high = snapshot.get("year_min"), snapshot.get("year_max")
     if source["kind"] == "snapshot" and low is not None and high is not None and low > high:

@@ -128,7 +128,8 @@ def partitions(spec: dict, root: str | Path = ".") -> list[str]:
     if not folder:   # the jobs are listed from the folder, so no job's check could say it
         from .errors import SpecError
 
-        raise SpecError("source.snapshot.path is not set: give the folder holding the snapshot's data/works/",
+        raise SpecError("source.snapshot.path is not set: give the folder holding the snapshot's "
+                        "data/jsonl/works/ (or data/works/)",
                         code="SPEC_INVALID", details={"key": "path", "place": "source.snapshot.path"})
     return listed(resolve_path(root, folder))
 
@@ -330,7 +331,8 @@ def external_inputs(spec: dict, rule: str, kind: str | None = None, root: str | 
     if rule == "snapshot_part":
         from .sources.snapshot_layout import partition_file
 
-        return {"partition": paths([str(Path(spec["source"]["snapshot"]["path"]) / partition_file(kind))])}
+        folder = spec["source"]["snapshot"]["path"]
+        return {"partition": paths([str(Path(folder) / partition_file(kind, resolve_path(root, folder)))])}
     if rule == "sources" and _snapshot_source(spec):
         return {}
     if rule == "sources":

@@ -11,7 +11,7 @@ from bib2graph import checks, registry
 from bib2graph.errors import DataError, SpecError
 from bib2graph.skips import Skips
 from bib2graph.sources.snapshot import gather, read_partition
-from bib2graph.sources.snapshot_layout import partition_file, partitions
+from bib2graph.sources.snapshot_layout import CURRENT, LEGACY, PRE_2026, layout, partition_file, partitions
 from bib2graph.spec import validate
 from bib2graph.tables import BUNDLE_TABLES, ORIGINS, Bundle, conform
 from tests.snapshot_builder import write_manifest, write_partition
@@ -40,6 +40,36 @@ def test_partitions_come_from_the_manifest_else_the_files(tmp_path):
     with pytest.raises(DataError) as err:
         partitions(tmp_path)
     assert err.value.code == "FILE_INVALID"
+
+
+@pytest.mark.parametrize("found", [CURRENT, PRE_2026, LEGACY], ids=["current", "pre-2026", "legacy-data"])
+@pytest.mark.parametrize("manifest", [True, False], ids=["manifest", "glob"])
+def test_every_openalex_layout_is_found_from_the_folder_and_lists_the_same_partitions(tmp_path, found, manifest):
+    """OpenAlex's current layout (data/jsonl/works/…/part_NNNN.gz, one combined manifest.json listing every
+    entity), the pre-2026 one (data/works/…, data/works/manifest) and the same kept under legacy-data/."""
+    folder = tmp_path / "snap"
+    written = []
+    for date, part in (("2024-02-01", 0), ("2024-01-01", 1), ("2024-01-01", 0)):
+        written.append(write_partition(folder, date, part, [_work(part + 1, 2020, date)], layout=found))
+    if manifest:
+        write_manifest(folder, found)
+        listed = json.loads((folder / found.manifest).read_text())["entries"]
+        assert any("/authors/" in e["url"] for e in listed) == found.combined   # the combined one lists others
+    assert layout(folder) == found
+    digits = "0000" if found.combined else "000"
+    keys = partitions(folder)
+    assert keys == [f"2024-01-01.part_{digits}", f"2024-01-01.part_{digits[:-1]}1", f"2024-02-01.part_{digits}"]
+    assert sorted(folder / partition_file(k, folder) for k in keys) == sorted(written)
+    spec = _spec(path="snap", year_min=2000)
+    jobs = {job.name: job for job in registry.jobs(spec, tmp_path)}
+    assert jobs[f"snapshot_part:{keys[-1]}"].inputs["partition"] == [str(folder / partition_file(keys[-1], folder))]
+
+
+def test_the_current_layout_wins_over_the_legacy_copy_beside_it(tmp_path):
+    write_partition(tmp_path, "2024-01-01", 0, [_work(1, 2020, "2024-01-01")], layout=LEGACY)
+    write_partition(tmp_path, "2025-01-01", 0, [_work(1, 2020, "2025-01-01")], layout=CURRENT)
+    assert layout(tmp_path) == CURRENT and partitions(tmp_path) == ["2025-01-01.part_0000"]
+    assert layout(tmp_path / "nothing") == PRE_2026   # a missing folder is named in the documented layout
 
 
 def test_a_partition_is_selected_by_year_and_the_latest_record_of_a_work_wins(tmp_path):

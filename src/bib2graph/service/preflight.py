@@ -57,7 +57,9 @@ def _named(role: str, spec: dict[str, Any], paths: list[str], root: Path,
     if role == "partition":   # below the snapshot folder, named as the spec's path leads to it
         from ..sources.snapshot_layout import partition_file
 
-        return [("source.snapshot.path", (Path(spec["source"]["snapshot"]["path"]) / partition_file(kind)).as_posix())]
+        folder = spec["source"]["snapshot"]["path"]
+        relative = partition_file(kind, spec_mod.resolve_path(root, folder))
+        return [("source.snapshot.path", (Path(folder) / relative).as_posix())]
     return [(name, name) for name in (Path(p).relative_to(root).as_posix() for p in paths)]
 
 

@@ -182,8 +182,8 @@ def gather(parts: list[tuple[str, Path]], write: Callable[[str, pd.DataFrame], N
     OpenAlex ID, and "origins"), so that only the largest is ever in memory; returns the counts. DuckDB
     picks each work's latest record over the partitions' Parquet files, spilling to disk as it needs."""
     if not parts:
-        raise DataError("source.snapshot.path holds no works partitions (data/works/updated_date=…/part_N.gz, "
-                        "or a data/works/manifest listing them)", code="FILE_MISSING",
+        raise DataError("source.snapshot.path holds no works partitions (data/jsonl/works/updated_date=…/part_N.gz "
+                        "or the pre-2026 data/works/…, or a manifest listing them)", code="FILE_MISSING",
                         details={"place": "source.snapshot.path"})
     import duckdb
 
