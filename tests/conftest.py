@@ -10,7 +10,7 @@ import pytest
 # A hermetic suite: the shell's bib2graph settings (an OpenAlex URL or key, a workspace, a user, JSON
 # output) must not reach the code under test or the `b2g` processes the tests start, which inherit this
 # environment. The suite's own knobs stay.
-TEST_KNOBS = {"B2G_SPEC_EXAMPLES", "B2G_FUZZ_EXAMPLES"}
+TEST_KNOBS = {"B2G_SPEC_EXAMPLES", "B2G_FUZZ_EXAMPLES", "B2G_SIGNAL_REPEATS"}
 for _name in [n for n in os.environ if n.startswith("B2G_") and n not in TEST_KNOBS] + ["OPENALEX_API_KEY"]:
     os.environ.pop(_name, None)
 

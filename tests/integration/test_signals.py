@@ -72,3 +72,25 @@ def test_an_interrupted_run_ends_in_an_envelope_and_resumes(how, built_demo, tmp
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert artifacts(root) == artifacts(built_demo)
     assert b2g("status", "--json", "--workspace", str(root)).envelope["data"]["up_to_date"] is True
+
+
+@pytest.mark.parametrize("attempt", range(int(os.environ.get("B2G_SIGNAL_REPEATS", "1"))))
+def test_ctrl_c_prints_no_traceback_however_it_lands(attempt, built_demo, tmp_path):
+    """A terminal's Ctrl-C (SIGINT to the whole process group) at a different moment of a job each time:
+    the INTERRUPTED envelope on stdout, and no traceback on stderr from b2g, Snakemake or the job (Snakemake
+    runs in a session of its own, so only b2g sees the signal). `make fuzz` repeats it 20 times."""
+    root = stale(built_demo, tmp_path / "review")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("B2G_")}
+    proc = subprocess.Popen([sys.executable, "-m", "bib2graph", "run", "--cores", "1", "--json", "--workspace",
+                             str(root)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not _job_running(root):
+        assert proc.poll() is None and time.monotonic() < deadline, "the run ended before a job started"
+        time.sleep(0.02)
+    time.sleep(0.05 * (attempt % 10))   # vary where in the job the signal lands (not a synchronisation)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 5 and json.loads(out)["error"]["code"] == "INTERRUPTED", err[-3000:]
+    assert "Traceback" not in err and "WorkflowError" not in err, err[-3000:]
+

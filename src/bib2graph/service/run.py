@@ -11,8 +11,9 @@ directory; its output goes to stderr so that stdout stays free for the envelope.
 - the last good outputs: Snakemake deletes a job's outputs when it starts it and again when it fails;
   they are kept as hard links and put back when the run fails or is interrupted, so bad luck in a job
   never costs the previous results (they stay stale, and the next run rebuilds them);
-- signals: SIGINT or SIGTERM make Snakemake stop gracefully (running jobs end or are cleaned up) and
-  the call ends with an `INTERRUPTED` envelope; the next run resumes;
+- signals: SIGINT, SIGTERM or SIGHUP make Snakemake (in a session of its own, so a Ctrl-C reaches only
+  us) stop gracefully (running jobs end or are cleaned up), its last words go to `INTERRUPTION_LOG`,
+  and the call ends with an `INTERRUPTED` envelope; the next run resumes;
 - a job that fails with a bib2graph error leaves `results/logs/<job>.error.json`, which becomes this
   call's error (code, file and line included).
 """
@@ -144,19 +145,27 @@ def _last_good(ws: Workspace, spec: dict) -> Iterator[None]:
         shutil.rmtree(backup, ignore_errors=True)
 
 
+INTERRUPTION_LOG = Path(".snakemake/b2g/interrupted.log")   # below the workspace, the run's directory
+
+
 def _snakemake(cmd: list[str], env: dict[str, str], lock_fd: int,
                on_line: Callable[[str], None] | None = None) -> tuple[int, bool]:
-    """Run Snakemake; SIGINT/SIGTERM to us ask it to stop gracefully. (exit status, interrupted).
+    """Run Snakemake; SIGINT/SIGTERM/SIGHUP to us ask it to stop gracefully. (exit status, interrupted).
 
-    With `on_line`, Snakemake's stderr (where it reports progress) is also handed over line by line as it
-    comes (the MCP adapter turns it into progress notifications); it still reaches our stderr. Signal
-    handlers can only be set from the main thread: an adapter running this in a worker thread stops the
-    run by its own means."""
-    interrupted = []
-    proc = subprocess.Popen(cmd, stdout=sys.stderr.fileno(), stdin=subprocess.DEVNULL, env=env,
-                            pass_fds=(lock_fd,), stderr=None if on_line is None else subprocess.PIPE,
-                            text=on_line is not None, encoding="utf-8" if on_line else None,
-                            errors="replace" if on_line else None)
+    Snakemake runs in a session of its own, so a terminal's Ctrl-C (SIGINT to the whole foreground
+    process group) reaches only us, and we ask Snakemake to stop: its jobs are not interrupted mid-write.
+    Its output (stdout and stderr, its jobs' too) passes through us as it comes, bytes unchanged (a
+    progress bar's carriage returns included; on a terminal `FORCE_COLOR` keeps the jobs' bars live), to
+    our stderr and, line by line, to `on_line` (the MCP adapter's progress notifications). Once we are
+    interrupted it goes to `INTERRUPTION_LOG` instead: what Snakemake says as it stops (its
+    WorkflowError) is no message for the user, who gets the INTERRUPTED envelope. Signal handlers can
+    only be set from the main thread: an adapter running this in a worker thread stops the run by its
+    own means."""
+    interrupted: list[int] = []
+    if sys.stderr.isatty():
+        env = {**env, "FORCE_COLOR": env.get("FORCE_COLOR", "1")}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env=env, start_new_session=True, pass_fds=(lock_fd,))
 
     def stop(signum, _frame):
         interrupted.append(signum)
@@ -164,17 +173,40 @@ def _snakemake(cmd: list[str], env: dict[str, str], lock_fd: int,
             proc.send_signal(signal.SIGTERM)   # Snakemake: start nothing new, let running jobs end
 
     main = threading.current_thread() is threading.main_thread()
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)   # SIGHUP: the terminal closed
+    previous = {sig: signal.signal(sig, stop) for sig in signals} if main else {}
+    held, pending = None, b""
     try:
-        if on_line is not None:
-            for line in proc.stderr:
-                sys.stderr.write(line)
-                on_line(line.rstrip("\n"))
+        while chunk := os.read(proc.stdout.fileno(), 65536):
+            if interrupted and held is None:
+                INTERRUPTION_LOG.parent.mkdir(parents=True, exist_ok=True)
+                held = INTERRUPTION_LOG.open("wb")
+            if held is not None:
+                held.write(chunk)
+            else:
+                _echo(chunk)
+            if on_line is not None:
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    on_line(line.decode("utf-8", "replace").rstrip("\r"))
         returncode = proc.wait()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        if held is not None:
+            held.close()
     return returncode, bool(interrupted)
+
+
+def _echo(chunk: bytes) -> None:
+    """Snakemake's bytes to our stderr as they are (its text when stderr is no byte stream, as in tests)."""
+    stream = getattr(sys.stderr, "buffer", None)
+    if stream is not None:
+        stream.write(chunk)
+        stream.flush()
+    else:
+        sys.stderr.write(chunk.decode("utf-8", "replace"))
+        sys.stderr.flush()
 
 
 def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_inputs: bool = True,
@@ -210,7 +242,8 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
                 returncode, interrupted = _snakemake(cmd, env, lock_fd, on_line)
                 if interrupted:
                     raise RunInterrupted("the run was interrupted; finished jobs are kept and the last good "
-                                         "outputs of the others were put back: `b2g run` resumes")
+                                         "outputs of the others were put back: `b2g run` resumes (what "
+                                         f"Snakemake said as it stopped: {INTERRUPTION_LOG})")
                 if returncode != 0:
                     raise _job_error() or DataError(
                         f"Snakemake stopped with exit status {returncode}; its messages are above (stderr) and "
