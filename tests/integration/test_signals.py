@@ -77,8 +77,8 @@ def test_an_interrupted_run_ends_in_an_envelope_and_resumes(how, built_demo, tmp
 @pytest.mark.parametrize("attempt", range(int(os.environ.get("B2G_SIGNAL_REPEATS", "1"))))
 def test_ctrl_c_prints_no_traceback_however_it_lands(attempt, built_demo, tmp_path):
     """A terminal's Ctrl-C (SIGINT to the whole process group) at a different moment of a job each time:
-    the INTERRUPTED envelope on stdout, and no traceback on stderr from b2g, Snakemake or the job (Snakemake
-    runs in a session of its own, so only b2g sees the signal). `make fuzz` repeats it 20 times."""
+    the INTERRUPTED envelope on stdout, and no traceback on stderr from b2g, Snakemake or the job (what they
+    print as they stop goes to the run's interruption log). `make fuzz` repeats it 20 times."""
     root = stale(built_demo, tmp_path / "review")
     env = {k: v for k, v in os.environ.items() if not k.startswith("B2G_")}
     proc = subprocess.Popen([sys.executable, "-m", "bib2graph", "run", "--cores", "1", "--json", "--workspace",
@@ -93,4 +93,5 @@ def test_ctrl_c_prints_no_traceback_however_it_lands(attempt, built_demo, tmp_pa
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 5 and json.loads(out)["error"]["code"] == "INTERRUPTED", err[-3000:]
     assert "Traceback" not in err and "WorkflowError" not in err, err[-3000:]
+    assert (root / ".snakemake/b2g/interrupted.log").is_file()
 

@@ -11,9 +11,9 @@ directory; its output goes to stderr so that stdout stays free for the envelope.
 - the last good outputs: Snakemake deletes a job's outputs when it starts it and again when it fails;
   they are kept as hard links and put back when the run fails or is interrupted, so bad luck in a job
   never costs the previous results (they stay stale, and the next run rebuilds them);
-- signals: SIGINT, SIGTERM or SIGHUP make Snakemake (in a session of its own, so a Ctrl-C reaches only
-  us) stop gracefully (running jobs end or are cleaned up), its last words go to `INTERRUPTION_LOG`,
-  and the call ends with an `INTERRUPTED` envelope; the next run resumes;
+- signals: SIGINT, SIGTERM or SIGHUP make Snakemake stop gracefully (running jobs end or are cleaned
+  up), what it prints as it stops goes to `INTERRUPTION_LOG`, not the terminal, and the call ends with
+  an `INTERRUPTED` envelope; the next run resumes;
 - a job that fails with a bib2graph error leaves `results/logs/<job>.error.json`, which becomes this
   call's error (code, file and line included).
 """
@@ -152,20 +152,21 @@ def _snakemake(cmd: list[str], env: dict[str, str], lock_fd: int,
                on_line: Callable[[str], None] | None = None) -> tuple[int, bool]:
     """Run Snakemake; SIGINT/SIGTERM/SIGHUP to us ask it to stop gracefully. (exit status, interrupted).
 
-    Snakemake runs in a session of its own, so a terminal's Ctrl-C (SIGINT to the whole foreground
-    process group) reaches only us, and we ask Snakemake to stop: its jobs are not interrupted mid-write.
-    Its output (stdout and stderr, its jobs' too) passes through us as it comes, bytes unchanged (a
-    progress bar's carriage returns included; on a terminal `FORCE_COLOR` keeps the jobs' bars live), to
-    our stderr and, line by line, to `on_line` (the MCP adapter's progress notifications). Once we are
-    interrupted it goes to `INTERRUPTION_LOG` instead: what Snakemake says as it stops (its
-    WorkflowError) is no message for the user, who gets the INTERRUPTED envelope. Signal handlers can
+    Snakemake stays in our process group, so that whatever kills the group (a terminal's Ctrl-C, a
+    scheduler's SIGKILL) reaches it and its jobs too. Its output (stdout and stderr, its jobs' too) passes
+    through us as it comes, bytes unchanged (a progress bar's carriage returns included; on a terminal
+    `FORCE_COLOR` keeps the jobs' bars live), to our stderr and, line by line, to `on_line` (the MCP
+    adapter's progress notifications). Once we are interrupted it goes to `INTERRUPTION_LOG` instead:
+    what Snakemake and its jobs say as they stop (a WorkflowError, a job's KeyboardInterrupt traceback)
+    is no message for the user, who gets the INTERRUPTED envelope. A signal interrupts our read of that
+    output and its handler runs before the read resumes, so the lines it provokes are already diverted. Signal handlers can
     only be set from the main thread: an adapter running this in a worker thread stops the run by its
     own means."""
     interrupted: list[int] = []
     if sys.stderr.isatty():
         env = {**env, "FORCE_COLOR": env.get("FORCE_COLOR", "1")}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env=env, start_new_session=True, pass_fds=(lock_fd,))
+                            env=env, pass_fds=(lock_fd,))
 
     def stop(signum, _frame):
         interrupted.append(signum)
