@@ -26,7 +26,8 @@ from ..ids import short_id
 from ..skips import Skips
 from ..tables import AFFILIATIONS, AUTHORSHIPS, REFERENCES, TERMS, WORKS, Bundle, conform
 from .exports.entries import WORK_FIELDS, Entry, entry_from_record
-from .exports.readers import OPENALEX_JSON, file_format, read_records
+from .exports.detect import file_format
+from .exports.readers import OPENALEX_JSON, read_records
 from .exports.names import display_name
 from .exports.work_ids import derived_id
 from .exports.references import (ReferenceResolver, SourceFolding, identity_key, merge_identities, names_a_work,

@@ -20,7 +20,7 @@ from ...errors import DataError
 from .readers import FORMATS
 
 
-__all__ = ["FORMATS", "detect_format"]   # FORMATS: readers.py's, the one list of formats
+__all__ = ["FORMATS", "detect_format", "file_format"]   # FORMATS: readers.py's, the one list of formats
 
 SAMPLE_BYTES = 64 * 1024
 _RIS_START = re.compile(r"^TY {1,2}- ?\S", re.MULTILINE)
@@ -43,6 +43,21 @@ def detect_format(path: str | Path) -> str | None:
     if lowered.endswith(".json"):
         return "csl-json" if _is_csl(text) else "openalex-json"
     return _from_text(text)
+
+
+def file_format(path: Path, name: str, declared: str | None = None) -> str:
+    """The declared format, else the one the content shows; a file of no known format is an error
+    that lists the formats and how to declare one."""
+    if declared:
+        return declared
+    found = detect_format(path)
+    if found is None:
+        raise DataError(f"{name}: not a format bib2graph reads (OpenAlex JSON, Web of Science plain text or "
+                        "tab-delimited, Scopus CSV, PubMed/MEDLINE text or XML, Cochrane CENTRAL text, Dimensions CSV, "
+                        "Lens CSV, OpenAlex CSV, RIS (Embase too), BibTeX, CSL-JSON); if it is one "
+                        "of them, declare it: source.files: [{path: ..., format: ...}]",
+                        code="FILE_INVALID", details={"file": name, "formats": list(FORMATS)})
+    return found
 
 
 def _sample(path: Path) -> str:

@@ -1,4 +1,5 @@
-"""Which reader reads which export format: the one table of formats, and the detection fallback."""
+"""Which reader reads which export format: the one table of formats (detect.py finds a file's format
+from its content, and imports this table; nothing here imports detect.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ from importlib import import_module
 from pathlib import Path
 from typing import Iterator
 
-from ...errors import DataError
 from ...skips import Skips
 from .record import Record
 
@@ -27,23 +27,6 @@ READERS: dict[str, tuple[str, str]] = {
 }
 OPENALEX_JSON = "openalex-json"
 FORMATS = (OPENALEX_JSON, *READERS)
-
-
-def file_format(path: Path, name: str, declared: str | None = None) -> str:
-    """The declared format, else the one the content shows; a file of no known format is an error
-    that lists the formats and how to declare one."""
-    if declared:
-        return declared
-    from .detect import detect_format
-
-    found = detect_format(path)
-    if found is None:
-        raise DataError(f"{name}: not a format bib2graph reads (OpenAlex JSON, Web of Science plain text or "
-                        "tab-delimited, Scopus CSV, PubMed/MEDLINE text or XML, Cochrane CENTRAL text, Dimensions CSV, "
-                        "Lens CSV, OpenAlex CSV, RIS (Embase too), BibTeX, CSL-JSON); if it is one "
-                        "of them, declare it: source.files: [{path: ..., format: ...}]",
-                        code="FILE_INVALID", details={"file": name, "formats": list(FORMATS)})
-    return found
 
 
 def read_records(path: Path, name: str, fmt: str, skips: Skips) -> Iterator[Record]:
