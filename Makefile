@@ -58,7 +58,7 @@ slurm-cluster:
 fuzz: $(STAMP)
 	$(BIN)/python -m pytest fuzz -q -p no:cacheprovider -n auto
 	B2G_SPEC_EXAMPLES=300 $(BIN)/python -m pytest tests/unit/test_spec_agreement.py -q -p no:cacheprovider
-	B2G_SIGNAL_REPEATS=20 $(BIN)/python -m pytest tests/integration/test_signals.py -k no_traceback -q -p no:cacheprovider
+	B2G_SIGNAL_REPEATS=20 $(BIN)/python -m pytest tests/integration/test_signals.py -k ctrl-c -q -p no:cacheprovider -n auto
 
 # The GUI's single-page app, rebuilt from frontend/ into src/bib2graph/gui/static/ (committed: the wheel
 # ships it, so `b2g gui` needs no Node). Needs Node >= 20.19; not part of `make test`.

@@ -37,6 +37,29 @@ def typed():
     return _typed
 
 
+def _ingested(path, name: str, fmt: str, strict: bool):
+    from bib2graph.skips import Skips
+    from bib2graph.sources.ingest import ingest
+
+    try:
+        found = ingest([path], [name], [fmt], Skips(strict=strict))
+    except B2GError as exc:
+        assert 2 <= exc.exit_code <= 5, f"{type(exc).__name__} {exc.code} exit {exc.exit_code}: {exc}"
+        assert name in exc.message, exc
+        event(f"{fmt}: {exc.code}")
+        return None
+    event(f"{fmt}: {'works' if len(found.bundle.works) else 'no works'}")
+    return found.bundle
+
+
+@pytest.fixture(scope="session")
+def ingested():
+    """`ingested(path, name, fmt, strict)`: the bundle `ingest` makes of one export file declared `fmt`,
+    or None when it raised a B2GError with exit code 2..5 whose message names the file as `name`;
+    any other exception fails the harness (outcomes are hypothesis events, as with `typed`)."""
+    return _ingested
+
+
 @pytest.fixture(scope="session")
 def scratch(tmp_path_factory):
     """A folder the harnesses write their generated files into (one per session: hypothesis reruns a

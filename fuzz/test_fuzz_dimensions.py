@@ -13,16 +13,13 @@ import csv
 import io
 from pathlib import Path
 
-from hypothesis import event, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from damage import damaged
 
-from bib2graph.errors import B2GError
 from bib2graph.ids import short_id
-from bib2graph.skips import Skips
 from bib2graph.sources.exports.detect import FORMATS, detect_format
-from bib2graph.sources.ingest import ingest
 from tests.dimensions_export import full_record_csv, mapping_csv
 from tests.wos_export import synergy_works
 
@@ -86,21 +83,16 @@ def dimensions_files(draw) -> bytes:
 
 
 @given(data=dimensions_files(), strict=st.booleans())
-def test_dimensions_ingests_or_fails_typed(scratch, data, strict):
+def test_dimensions_ingests_or_fails_typed(scratch, ingested, data, strict):
     path = scratch / "dimensions.csv"
     path.write_bytes(data)
     assert detect_format(path) in (*FORMATS, None)
-    try:
-        found = ingest([path], ["fuzz.csv"], ["dimensions-csv"], Skips(strict=strict))
-    except B2GError as exc:
-        assert 2 <= exc.exit_code <= 5, exc
-        assert "fuzz.csv" in exc.message, exc
-        event(f"ingest: {exc.code}")
+    bundle = ingested(path, "fuzz.csv", "dimensions-csv", strict)
+    if bundle is None:
         return
-    works = found.bundle.works
-    event(f"ingest: {'works' if len(works) else 'no works'}")
+    works = bundle.works
     assert works["work_id"].is_unique
     assert works["doi"].dropna().map(lambda d: d.startswith("10.")).all()
     assert works["pmid"].dropna().map(str.isdigit).all()
-    refs = found.bundle.references
+    refs = bundle.references
     assert set(refs["work_id"]) <= set(works["work_id"])

@@ -8,14 +8,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hypothesis import event, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 from damage import damaged
 
-from bib2graph.errors import B2GError
-from bib2graph.skips import Skips
-from bib2graph.sources.ingest import ingest
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "embase"
 EXPORT = (DATA / "embase-elsevier.ris").read_text(encoding="utf-8")
@@ -56,17 +53,12 @@ def embase_files(draw) -> bytes:
 
 
 @given(data=embase_files(), strict=st.booleans())
-def test_embase_ris_ingests_or_fails_typed(tmp_path_factory, data, strict):
+def test_embase_ris_ingests_or_fails_typed(tmp_path_factory, ingested, data, strict):
     path = tmp_path_factory.getbasetemp() / "embase.ris"
     path.write_bytes(data)
-    try:
-        found = ingest([path], ["fuzz.ris"], ["ris"], Skips(strict=strict))
-    except B2GError as exc:
-        assert 2 <= exc.exit_code <= 5, exc
-        assert "fuzz.ris" in exc.message, exc
-        event(f"ingest: {exc.code}")
+    bundle = ingested(path, "fuzz.ris", "ris", strict)
+    if bundle is None:
         return
-    works = found.bundle.works
-    event(f"ingest: {'works' if len(works) else 'no works'}")
+    works = bundle.works
     for value in works["issn"].dropna():
         assert re.fullmatch(r"\d{4}-\d{3}[\dX]", value), value

@@ -52,15 +52,13 @@ def _origins(seeds: pd.DataFrame, candidates: pd.DataFrame, pool_ids: list[str])
 def _duplicates(works: pd.DataFrame, origins: pd.DataFrame) -> dict[str, str]:
     """work_id → the work it duplicates, for works sharing a DOI with a better-placed one, else a PMID
     (two works with different DOIs are never duplicates, whatever PMIDs they carry)."""
-    columns = ["work_id", "doi"] + (["pmid"] if "pmid" in works else [])
-    merged = works[columns].merge(origins[["work_id", "origin", "round"]], on="work_id")
+    merged = works[["work_id", "doi", "pmid"]].merge(origins[["work_id", "origin", "round"]], on="work_id")
     merged["rank"] = (merged["origin"] != "seed").astype(int)
     dupes = _first_by(merged[merged["doi"].notna()], "doi")
-    if "pmid" in merged:
-        rest = merged[merged["pmid"].notna() & ~merged["work_id"].isin(dupes.keys())]
-        doi_of = dict(zip(rest["work_id"], rest["doi"]))
-        dupes.update((w, k) for w, k in _first_by(rest, "pmid").items()
-                     if not (isinstance(doi_of[w], str) and isinstance(doi_of[k], str)))
+    rest = merged[merged["pmid"].notna() & ~merged["work_id"].isin(dupes.keys())]
+    doi_of = dict(zip(rest["work_id"], rest["doi"]))
+    dupes.update((w, k) for w, k in _first_by(rest, "pmid").items()
+                 if not (isinstance(doi_of[w], str) and isinstance(doi_of[k], str)))
     return dupes
 
 

@@ -3,6 +3,8 @@ CLI call that takes an ID uses them."""
 
 from __future__ import annotations
 
+import re
+
 _OPENALEX_PREFIXES = ("https://openalex.org/", "http://openalex.org/", "openalex.org/")
 _DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi:")
 
@@ -56,14 +58,17 @@ def normalize_pmid(value: str | int | None) -> str | None:
     return text or None
 
 
+_ISSN = re.compile(r"(?<![\w-])(\d{4})[-\u2010-\u2013 ]?(\d{3}[\dXx])(?![\w-])")
+
+
+def issns(text: str | None) -> list[str]:
+    """The ISSNs a text writes, as ``NNNN-NNNC`` (upper-case check character) in the text's order, each
+    once ("0148-2963", "01482963", "ISSN 1234-5678 (Print); 8765-432X"); an ISBN's digits are not taken
+    for one, and the check digit is not verified (exports carry mistyped ones that still name the
+    journal)."""
+    return list(dict.fromkeys(f"{a}-{b.upper()}" for a, b in _ISSN.findall(str(text or ""))))
+
+
 def normalize_issn(value: str | None) -> str | None:
-    """An ISSN as ``NNNN-NNNC`` (upper-case check character), or None when `value` holds none; the
-    check digit is not verified (exports carry mistyped ones that still name the journal)."""
-    if not value:
-        return None
-    text = "".join(ch for ch in str(value) if ch.isalnum()).upper()
-    if text.startswith("ISSN"):
-        text = text[4:]
-    if len(text) != 8 or not text[:7].isdigit() or not (text[7].isdigit() or text[7] == "X"):
-        return None
-    return f"{text[:4]}-{text[4:]}"
+    """The first ISSN `value` writes (`issns`), or None when it holds none."""
+    return next(iter(issns(value)), None)

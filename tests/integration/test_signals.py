@@ -39,8 +39,15 @@ def _job_running(root: Path) -> bool:
     return folder.is_dir() and any(folder.iterdir())
 
 
-@pytest.mark.parametrize("how", ["sigterm-to-b2g", "ctrl-c-to-the-group"])   # SIGINT to b2g: as SIGTERM
-def test_an_interrupted_run_ends_in_an_envelope_and_resumes(how, built_demo, tmp_path):
+REPEATS = int(os.environ.get("B2G_SIGNAL_REPEATS", "1"))   # `make fuzz`: the Ctrl-C case 20 times
+CASES = [("sigterm-to-b2g", 0)] + [("ctrl-c-to-the-group", n) for n in range(REPEATS)]   # SIGINT to b2g: as SIGTERM
+
+
+@pytest.mark.parametrize("how, attempt", CASES, ids=[f"{how}-{n}" for how, n in CASES])
+def test_an_interrupted_run_ends_in_an_envelope_and_resumes(how, attempt, built_demo, tmp_path):
+    """Each attempt signals a little later into the job (not a synchronisation: where the signal lands
+    varies); what b2g, Snakemake and the job print as they stop goes to the run's interruption log,
+    never to the terminal."""
     root = stale(built_demo, tmp_path / "review")
     config = {p: p.read_bytes() for p in sorted((root / "config").rglob("*")) if p.is_file()}
     env = {k: v for k, v in os.environ.items() if not k.startswith("B2G_")}
@@ -51,6 +58,7 @@ def test_an_interrupted_run_ends_in_an_envelope_and_resumes(how, built_demo, tmp
     while not _job_running(root):
         assert proc.poll() is None and time.monotonic() < deadline, "the run ended before a job started"
         time.sleep(0.02)
+    time.sleep(0.05 * (attempt % 10))
     if how == "sigterm-to-b2g":
         proc.send_signal(signal.SIGTERM)
     else:
@@ -63,7 +71,8 @@ def test_an_interrupted_run_ends_in_an_envelope_and_resumes(how, built_demo, tmp
     envelope = json.loads(lines[0])
     check_envelope(envelope)
     assert envelope["error"]["code"] == "INTERRUPTED" and envelope["error"]["retryable"] is True
-    assert "Traceback" not in err
+    assert "Traceback" not in err and "WorkflowError" not in err, err[-3000:]
+    assert (root / ".snakemake/b2g/interrupted.log").is_file()
     assert not list((root / "results").rglob(".*.tmp"))     # nothing half-written
     assert {p: p.read_bytes() for p in sorted((root / "config").rglob("*")) if p.is_file()} == config
     assert not (root / ".snakemake/b2g/last-good").exists()
@@ -72,26 +81,3 @@ def test_an_interrupted_run_ends_in_an_envelope_and_resumes(how, built_demo, tmp
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert artifacts(root) == artifacts(built_demo)
     assert b2g("status", "--json", "--workspace", str(root)).envelope["data"]["up_to_date"] is True
-
-
-@pytest.mark.parametrize("attempt", range(int(os.environ.get("B2G_SIGNAL_REPEATS", "1"))))
-def test_ctrl_c_prints_no_traceback_however_it_lands(attempt, built_demo, tmp_path):
-    """A terminal's Ctrl-C (SIGINT to the whole process group) at a different moment of a job each time:
-    the INTERRUPTED envelope on stdout, and no traceback on stderr from b2g, Snakemake or the job (what they
-    print as they stop goes to the run's interruption log). `make fuzz` repeats it 20 times."""
-    root = stale(built_demo, tmp_path / "review")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("B2G_")}
-    proc = subprocess.Popen([sys.executable, "-m", "bib2graph", "run", "--cores", "1", "--json", "--workspace",
-                             str(root)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    deadline = time.monotonic() + 120
-    while not _job_running(root):
-        assert proc.poll() is None and time.monotonic() < deadline, "the run ended before a job started"
-        time.sleep(0.02)
-    time.sleep(0.05 * (attempt % 10))   # vary where in the job the signal lands (not a synchronisation)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 5 and json.loads(out)["error"]["code"] == "INTERRUPTED", err[-3000:]
-    assert "Traceback" not in err and "WorkflowError" not in err, err[-3000:]
-    assert (root / ".snakemake/b2g/interrupted.log").is_file()
-

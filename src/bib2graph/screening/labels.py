@@ -46,12 +46,10 @@ def pool_identifiers(works: str | Path) -> dict[str, str]:
     names = ["work_id", "doi"] + (["pmid"] if "pmid" in columns(works) else [])
     table = read_columns(works, WORKS, names).sort_values("work_id", kind="mergesort")
     found: dict[str, str] = {}
-    for work_id, doi in zip(table["work_id"], table["doi"]):
-        if isinstance(doi, str):
-            found.setdefault(doi, work_id)
-    for work_id, pmid in zip(table["work_id"], table.get("pmid", [])):
-        if isinstance(pmid, str):
-            found.setdefault(f"pmid:{pmid}", work_id)
+    for column, prefix in (("doi", ""), ("pmid", "pmid:")):
+        for work_id, value in zip(table["work_id"], table.get(column, [])):
+            if isinstance(value, str):
+                found.setdefault(prefix + value, work_id)
     return found
 
 

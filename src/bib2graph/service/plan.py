@@ -37,11 +37,12 @@ def _cited_ids(ws: Workspace, spec: dict[str, Any]) -> tuple[list[str], list[str
     """The DOIs of cited works outside the source files, and the PMIDs of those without a DOI: from the
     `sources` job's table when it is there, else read from the files now (locally: nothing is asked)."""
     import pandas as pd
-    import pyarrow.parquet as pq
+
+    from ..query import columns as columns_of
 
     table = ws.path("results/sources/cited.parquet")
     if table.is_file():
-        columns = [c for c in ("work_id", "doi", "pmid") if c in pq.read_schema(table).names]
+        columns = [c for c in ("work_id", "doi", "pmid") if c in columns_of(table)]
         cited = pd.read_parquet(table, columns=columns)
     else:
         from ..sources.ingest import ingest

@@ -348,7 +348,8 @@ def resolve_with_openalex(found: Ingested, ids_for_dois: Callable[[list[str]], d
                     terms=found.bundle.terms)
     counts = {**found.counts, "references": {**found.counts["references"], "openalex": {
         "asked": int(asked["doi"].nunique()),
-        "asked_pmids": int(by_pmid["pmid"].nunique()) if ids_for_pmids is not None else 0, "resolved": len(set(to.values())),
+        "asked_pmids": int(by_pmid["pmid"].nunique()) if ids_for_pmids is not None else 0,
+        "resolved": len(set(to.values())),
         "into_universe": len(set(to.values()) & known)}}}
     return Ingested(bundle, conform(renamed, SOURCE_REFS), found.origins, counts)
 
@@ -360,8 +361,8 @@ def _resolve(merged: list[Merged], refs: _References,
     (`ReferenceResolver`); else it is a work of its own, ``REF:`` and a hash of the identity."""
     resolver = ReferenceResolver(
         ((m.work_id, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
-                               _first(m, "venue_abbrev"), _first(m, "volume"), _first(m, "first_page"), m.work.get("doi"), fold,
-                               m.work.get("pmid")))
+                               _first(m, "venue_abbrev"), _first(m, "volume"), _first(m, "first_page"),
+                               m.work.get("doi"), fold, m.work.get("pmid")))
          for m in merged), fold)
     fuller = merge_identities(refs.forms, fold)
     out: dict[str, str] = {}

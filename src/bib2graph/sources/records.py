@@ -20,6 +20,7 @@ import pandas as pd
 from ..ids import normalize_doi, normalize_issn, normalize_pmid, short_id
 from ..skips import Skips
 from ..tables import AFFILIATIONS, AUTHORSHIPS, REFERENCES, TERMS, WORKS, Bundle, conform
+from .exports.names import term_key
 
 # OpenAlex gives ~22M mostly non-English works this same topic triple with fixed scores (a known defect).
 CONSTANT_TOPICS = frozenset({"T14423", "T13154", "T14235"})
@@ -116,8 +117,8 @@ def _venue(work: dict[str, Any]) -> tuple[str | None, str | None]:
 def _issn(work: dict[str, Any]) -> str | None:
     """The linking ISSN of the work's source (current schema: primary_location.source; 2023: host_venue)."""
     for source in (_dict(_dict(work.get("primary_location")).get("source")), _dict(work.get("host_venue"))):
-        issn = normalize_issn(_text(source.get("issn_l"))) or next(
-            (i for i in (normalize_issn(_text(x)) for x in _list(source.get("issn"))) if i), None)
+        issn = normalize_issn(_text(source.get("issn_l"))) or normalize_issn(
+            " ".join(x for x in _list(source.get("issn")) if isinstance(x, str)))
         if issn:
             return issn
     return None
@@ -129,7 +130,7 @@ def _mesh(wid: str, work: dict[str, Any]) -> list[dict[str, Any]]:
     rows, seen = [], set()
     for item in _list(work.get("mesh")):
         name = _text(_dict(item).get("descriptor_name"))
-        term_id = " ".join(name.casefold().split()) if name else None
+        term_id = term_key(name) if name else None
         if term_id and term_id not in seen:
             seen.add(term_id)
             rows.append({"work_id": wid, "field": "mesh", "term_id": term_id, "term": " ".join(name.split()),

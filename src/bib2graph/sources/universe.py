@@ -21,6 +21,15 @@ import pandas as pd
 from ..tables import AUTHORSHIPS, WORKS, Bundle, conform
 
 
+def _first_work(works: pd.DataFrame, column: str) -> dict[str, str]:
+    """Value of `column` → the work (the first by work ID when works share it)."""
+    found: dict[str, str] = {}
+    for work_id, value in sorted(zip(works["work_id"], works[column]), key=lambda x: x[0]):
+        if isinstance(value, str):
+            found.setdefault(value, work_id)
+    return found
+
+
 class FileUniverse:
     """The works of a set of OpenAlex Work files, indexed for look-up and chaining."""
 
@@ -28,14 +37,8 @@ class FileUniverse:
         self.bundle = bundle
         self.refs = refs
         self.ids = set(bundle.works["work_id"])
-        self.by_doi: dict[str, str] = {}
-        for work_id, doi in sorted(zip(bundle.works["work_id"], bundle.works["doi"]), key=lambda x: x[0]):
-            if isinstance(doi, str) and doi not in self.by_doi:
-                self.by_doi[doi] = work_id
-        self.by_pmid: dict[str, str] = {}
-        for work_id, pmid in sorted(zip(bundle.works["work_id"], bundle.works["pmid"]), key=lambda x: x[0]):
-            if isinstance(pmid, str) and pmid not in self.by_pmid:
-                self.by_pmid[pmid] = work_id
+        self.by_doi = _first_work(bundle.works, "doi")
+        self.by_pmid = _first_work(bundle.works, "pmid")
 
     @cached_property
     def _refs(self) -> dict[str, list[str]]:

@@ -23,14 +23,14 @@ from typing import Any, Iterator
 from urllib.parse import parse_qs, unquote, urlparse
 
 from ... import textio
-from ...ids import normalize_doi, short_id
+from ...ids import normalize_doi, normalize_issn, short_id
 from ...skips import Skips
 from .affiliation import institution
 from .languages import language_code
 from .record import Author, CitedRef, Institution, Origin, Record
 from .scopus_refs import split_references
 from .vocab import marks_retracted, work_type
-from .work_ids import issns, own_ids
+from .work_ids import own_ids
 
 _WORK_ID = re.compile(r"^W\d+$")
 _YEAR = re.compile(r"\b(\d{4})\b")
@@ -118,7 +118,7 @@ def _record(entry: Any, origin: Origin) -> Record:
         language=language_code(get("language")),
         venue=get("journal", "booktitle", "series"),
         venue_abbrev=get("abbrev_source_title", "journal-iso", "shortjournal"),
-        issn=next(iter(issns(get("issn"))), None),
+        issn=normalize_issn(get("issn")),
         volume=get("volume"),
         issue=get("number", "issue"),
         first_page=first or get("art_number"),

@@ -35,13 +35,12 @@ from pathlib import Path
 from typing import Iterator
 
 from ...errors import DataError
-from ...ids import normalize_doi, normalize_pmid
+from ...ids import normalize_doi, normalize_issn, normalize_pmid
 from ...skips import Skips
 from . import textfile
 from .languages import language_code
 from .record import Author, Origin, Record
 from .vocab import work_type
-from .work_ids import issns
 
 _HEADER = re.compile(r"^\s*Record\s*#\s*\d+\s+of\s+\d+\s*$", re.IGNORECASE)
 _FIELD = re.compile(r"^([A-Z][A-Z0-9]{1,3}):(?:\s(.*)|\s*)$")
@@ -114,7 +113,7 @@ def _record(f: Fields, central: str, origin: Origin) -> Record:
         origin=origin, ids=ids, doi=normalize_doi(_first(f, "DOI")), title=_first(f, "TI"),
         year=int(year.group(1)) if year else None, type=work_type(_first(f, "PT")),
         language=language_code(_first(f, "LA")), venue=_first(f, "SO"),
-        issn=next((i for v in f.get("SN", []) for i in issns(v)), None),
+        issn=normalize_issn(" ".join(f.get("SN", []))),
         volume=_first(f, "VL"), issue=_first(f, "NO"), first_page=first, last_page=last,
         abstract=_first(f, "AB"),
         authors=[Author(name=a) for a in _split(f.get("AU", []))],

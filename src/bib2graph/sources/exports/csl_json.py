@@ -16,11 +16,11 @@ from typing import Any, Iterator
 
 from ... import textio
 from ...errors import DataError
-from ...ids import normalize_doi
+from ...ids import normalize_doi, normalize_issn
 from ...skips import Skips
 from .languages import language_code
 from .record import Author, Origin, Record
-from .work_ids import issns, own_ids
+from .work_ids import own_ids
 
 _WS = re.compile(r"[ \t\n\r]*")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d|21\d\d)\b")
@@ -113,7 +113,7 @@ def _record(item: dict, origin: Origin) -> Record:
 def _issn(value: Any) -> str | None:
     """The first ISSN of CSL's "ISSN", a string ("1234-5678, 8765-4321") or a list of them."""
     values = value if isinstance(value, list) else [value]
-    return next(iter(issns(" ".join(str(v) for v in values if isinstance(v, (str, int))))), None)
+    return normalize_issn(" ".join(str(v) for v in values if isinstance(v, (str, int))))
 
 
 def _list(value: Any) -> list:

@@ -29,15 +29,15 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from ...ids import normalize_doi, normalize_pmid
+from ...ids import normalize_doi, normalize_issn, normalize_pmid
 from ...skips import Skips
 from .affiliation import institution
 from .countries import country_code
 from .csvfile import Header, Row, integer, read_records, split
 from .dimensions_refs import is_complete, split_references
 from .record import Author, CitedRef, Institution, Origin, Record
+from .references import split_outside
 from .vocab import work_type
-from .work_ids import issns
 
 _PUB_ID = re.compile(r"^pub\.\d+$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -82,7 +82,7 @@ def _converter(name: str):
             publication_date=date if date and _DATE.match(date) else None,
             type=_type(get("Document Type"), get("Publication Type")),
             venue=get("Source title", "Source title/Anthology title", "Anthology title"),
-            issn=next(iter(issns(get("ISSN", "Source ISSN", "ISSNs"))), None),
+            issn=normalize_issn(get("ISSN", "Source ISSN", "ISSNs")),
             volume=get("Volume"),
             issue=get("Issue"),
             first_page=first,
@@ -189,14 +189,4 @@ def _entry(part: str) -> tuple[str, list[str]]:
 
 def _top_level(text: str) -> list[str]:
     """`text` split at the ";" outside parentheses."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        elif ch == ";" and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p for p in parts if p.strip()]
+    return [p for p in split_outside(text, ";", "()") if p.strip()]

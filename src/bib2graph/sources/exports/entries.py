@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...ids import normalize_issn, normalize_pmid
-from .names import author_key, display_name, fold, full_form, title_key
+from .names import author_key, display_name, fold, full_form, term_key, title_key
 from .record import Record
 from .work_ids import derived_id, id_scheme
 
@@ -84,8 +84,9 @@ def native_id(record: Record) -> str:
         if record.ids.get(scheme):
             return record.ids[scheme]
     first = author_key(full_form(record.authors[0].name, record.authors[0].full_name)) if record.authors else ""
+    pmid = normalize_pmid(record.ids.get("pmid"))
     basis = (f"doi:{record.doi}" if record.doi else
-             f"pmid:{normalize_pmid(record.ids['pmid'])}" if normalize_pmid(record.ids.get("pmid")) else
+             f"pmid:{pmid}" if pmid else
              f"title:{title_key(record.title)}|{record.year}|{first}" if record.title else
              f"record:{record.origin.file}|{record.origin.record}")
     return derived_id("REC", basis)
@@ -98,7 +99,7 @@ def _term_rows(field_name: str, terms: list[str]) -> list[tuple]:
     for term in terms:
         if term.startswith("b2g:"):
             continue
-        term_id = sys.intern(" ".join(term.casefold().split()))
+        term_id = sys.intern(term_key(term))
         if term_id and term_id not in seen:
             seen.add(term_id)
             rows.append((field_name, term_id, sys.intern(" ".join(term.split())), None))

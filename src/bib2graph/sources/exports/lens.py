@@ -15,12 +15,11 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from ...ids import normalize_doi
+from ...ids import normalize_doi, normalize_issn
 from ...skips import Skips
 from .csvfile import Header, Row, integer, read_records, split
 from .record import Author, CitedRef, Origin, Record
 from .vocab import work_type
-from .work_ids import issns
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -50,7 +49,7 @@ def _converter(name: str):
             publication_date=date if date and _DATE.match(date) else None,
             type=work_type(get("Publication Type")),
             venue=get("Source Title"),
-            issn=next(iter(issns(get("ISSNs", "ISSN"))), None),
+            issn=normalize_issn(get("ISSNs", "ISSN")),
             volume=get("Volume"),
             issue=get("Issue Number", "Issue"),
             first_page=get("Start Page"),

@@ -69,6 +69,12 @@ def author_key(name: str | None) -> str | None:
     return f"{surname} {initial}" if initial else surname
 
 
+def term_key(term: str) -> str:
+    """A keyword's ID: lower case, white space collapsed. Every source keys its terms so (export keywords,
+    MeSH headings of PubMed, Dimensions and OpenAlex), so that the same term from two sources is one."""
+    return " ".join(term.casefold().split())
+
+
 def title_key(title: str | None) -> str:
     """A title with everything but letters and digits removed: what two exports agree on."""
     return fold(title).replace(" ", "")

@@ -16,13 +16,12 @@ import re
 from pathlib import Path
 from typing import Iterator
 
-from ...ids import normalize_doi, short_id
+from ...ids import normalize_doi, normalize_issn, short_id
 from ...skips import Skips
 from .csvfile import Header, Row, integer, read_records
 from .languages import language_code
 from .record import Author, CitedRef, Institution, Origin, Record
 from .vocab import work_type
-from .work_ids import issns
 
 _WORK = re.compile(r"^W\d+$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -56,8 +55,8 @@ def _converter(name: str):
             type=work_type(get("type", "Type")),
             language=language_code(get("language", "Language")),
             venue=get("primary_location.source.display_name", "host_venue.display_name", "Source"),
-            issn=next(iter(issns(get("primary_location.source.issn_l", "host_venue.issn_l", "ISSN-L",
-                                     "primary_location.source.issn", "host_venue.issn", "ISSN"))), None),
+            issn=normalize_issn(get("primary_location.source.issn_l", "host_venue.issn_l", "ISSN-L",
+                                     "primary_location.source.issn", "host_venue.issn", "ISSN")),
             volume=get("biblio.volume", "Volume"),
             issue=get("biblio.issue", "Issue"),
             first_page=get("biblio.first_page", "First Page"),

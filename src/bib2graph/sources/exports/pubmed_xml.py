@@ -30,6 +30,7 @@ from ...ids import normalize_doi, normalize_pmid
 from ...skips import Skips
 from .languages import language_code
 from .pubmed import affiliation_index, iso_date, is_retracted, pages, pick_issn, pubmed_type
+from . import textfile
 from .record import Author, CitedRef, Institution, Origin, Record
 
 CHUNK = 1 << 16
@@ -90,15 +91,8 @@ class _Builder:
 def _articles(path: Path, name: str) -> Iterator[tuple[Element, int, dict[int, int]]]:
     """(article element, its line, its references' lines) of every article of the file, in order."""
     builder = _Builder()
-    try:
-        stream = Path(path).open("rb")
-    except FileNotFoundError:
-        raise DataError(f"{name} does not exist", code="FILE_MISSING", details={"file": name}) from None
-    except OSError as exc:
-        raise DataError(f"{name} cannot be read ({exc.strerror or exc})", code="FILE_UNREADABLE",
-                        details={"file": name}) from None
     seen = 0
-    with stream:
+    with textfile.open_binary(Path(path), name) as stream:
         while True:
             chunk = stream.read(CHUNK)
             try:

@@ -136,17 +136,24 @@ def _looks_like_wos(text: str) -> bool:
 
 def _split_wos(text: str) -> list[str]:
     """Comma parts, keeping a bracketed DOI list ("DOI [10.1/a, 10.1/b]") whole."""
+    return [p.strip() for p in split_outside(text, ",", "[]") if p.strip()]
+
+
+def split_outside(text: str, sep: str, brackets: str) -> list[str]:
+    """`text` cut at each `sep` outside the pair of `brackets` ("[]", "()"), parts as they are; an
+    unbalanced closing bracket is ignored."""
+    opening, closing = brackets
     parts, depth, start = [], 0, 0
     for i, char in enumerate(text):
-        if char == "[":
+        if char == opening:
             depth += 1
-        elif char == "]":
+        elif char == closing:
             depth = max(depth - 1, 0)
-        elif char == "," and depth == 0:
-            parts.append(text[start:i].strip())
+        elif char == sep and depth == 0:
+            parts.append(text[start:i])
             start = i + 1
-    parts.append(text[start:].strip())
-    return [p for p in parts if p]
+    parts.append(text[start:])
+    return parts
 
 
 def _wos_doi(part: str) -> str | None:
@@ -470,14 +477,14 @@ def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = Non
     blocks: dict[tuple[str, int], set[_Form]] = defaultdict(set)
     titled: dict[tuple[int, str], set[_Form]] = defaultdict(set)
     for ref in refs:
-        author = author_key(ref.first_author) or ""
-        identity = identity_key(ref, fold)
         if ref.year is None:
             continue
+        author = author_key(ref.first_author) or ""
+        identity = identity_key(ref, fold)
         surname, _, initial = author.partition(" ")
         letters, numbers = source_parts(ref.source, fold, ref.year)
         form = _Form(identity, letters, numbers, _number(ref.volume), _number(ref.page), surname, initial,
-                     bool(ref.page and re.match(r"\s*[A-Za-z]", ref.page)))
+                     bool(ref.page and _ARTICLE.match(ref.page)))
         if surname and not identity.startswith("raw:"):
             blocks[(surname, ref.year)].add(form)
         for text in {ref.title, ref.source} - {None}:
@@ -499,6 +506,7 @@ def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = Non
 
 
 TITLE_CHARS = 20
+_ARTICLE = re.compile(r"\s*[A-Za-z]")   # a page that starts with a letter is an article number ("e0124")
 
 
 @dataclass(frozen=True)
@@ -618,17 +626,17 @@ def _by_volume(by_identity: dict[str, list[_Form]], rank: dict[str, int], done: 
     for identity, forms in by_identity.items():
         if rank[identity] not in (2, 3) or identity in done:
             continue
-        found = {d for f in forms if f.volume for d in dois.get(f.volume, ())
-                 if any(_loosely(f, g) for g in forms_of[d])}
-        if len(found) == 1 and len({d for f in forms if f.volume for d in dois.get(f.volume, ())}) == 1:
-            out[identity] = found.pop()
+        named = {(f, d) for f in forms if f.volume for d in dois.get(f.volume, ())}
+        if len({d for _, d in named}) == 1 and any(_loosely(f, g) for f, d in named for g in forms_of[d]):
+            out[identity] = next(iter(named))[1]
     return out
 
 
 def _loosely(a: _Form, b: _Form) -> bool:
     """Initials equal where both are given, the sources' first letters equal where both are given, and
     pages given on both sides equal but for a slip of two, unless one is an article number."""
-    if (a.initial and b.initial and a.initial != b.initial) or (a.letters and b.letters and a.letters[0] != b.letters[0]):
+    if (a.initial and b.initial and a.initial != b.initial) or \
+            (a.letters and b.letters and a.letters[0] != b.letters[0]):
         return False
     return not (a.page and b.page and not (a.article or b.article) and abs(int(a.page) - int(b.page)) > 2)
 

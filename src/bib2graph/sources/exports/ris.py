@@ -32,14 +32,14 @@ from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import parse_qs, unquote, urlparse
 
 from ...errors import DataError
-from ...ids import normalize_doi, normalize_pmid
+from ...ids import issns, normalize_doi, normalize_pmid
 from ...skips import Skips
 from . import textfile
 from .languages import language_code
 from .record import Author, CitedRef, Origin, Record
 from .scopus_refs import split_references
 from .vocab import work_type
-from .work_ids import issns, own_ids
+from .work_ids import own_ids
 
 Line = tuple[int, str]
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import parse_qs, urlparse
 
-from ...ids import normalize_doi
+from ...ids import normalize_doi, normalize_issn
 from ...skips import Skips
 from .affiliation import institution
 from .csvfile import Header, Row, integer, read_records, split
@@ -29,7 +29,6 @@ from .languages import language_code
 from .record import Author, CitedRef, Institution, Origin, Record
 from .scopus_refs import split_references
 from .vocab import marks_retracted, work_type
-from .work_ids import issns
 
 _NO_AUTHOR = "[no author name available]"
 _NO_ABSTRACT = "[no abstract available]"
@@ -78,7 +77,7 @@ def _from_cells(h: Header, cells: list[str], origin: Origin) -> Record:
         language=language_code(get("Language of Original Document")),
         venue=get("Source title"),
         venue_abbrev=get("Abbreviated Source Title"),
-        issn=next(iter(issns(get("ISSN"))), None),
+        issn=normalize_issn(get("ISSN")),
         volume=get("Volume"),
         issue=get("Issue"),
         first_page=get("Page start") or get("Art. No."),

@@ -13,7 +13,8 @@ from typing import BinaryIO, Iterator
 from ... import textio
 from ...errors import DataError
 
-def _open(path: Path, name: str) -> BinaryIO:
+def open_binary(path: Path, name: str) -> BinaryIO:
+    """The file opened for binary reading; a missing, folder or unreadable file is a DataError naming it."""
     try:
         return Path(path).open("rb")
     except FileNotFoundError:
@@ -28,7 +29,7 @@ def _open(path: Path, name: str) -> BinaryIO:
 def raw_lines(path: Path, name: str) -> Iterator[str]:
     """The lines of the file with their line ends ("\\n"-terminated; a "\\r" stays inside its line), as
     the csv module wants them."""
-    with _open(path, name) as stream:
+    with open_binary(path, name) as stream:
         first = stream.readline()
         codec, bom = textio.detect(first)
         if codec != "utf-8":

@@ -5,7 +5,6 @@ A corpus built from export files holds OpenAlex IDs (``W…``), Web of Science U
 EIDs (``2-s2.0-…``), Lens IDs (``123-456-789-012-345``), Dimensions IDs (``pub.1234``), Cochrane
 CENTRAL IDs (``CN-01234567``), Embase accession numbers (``L2040010236``) and bib2graph's own derived
 IDs (``REC:…``, ``REF:…``); each goes back to the `Record.ids` scheme its reader gives it first.
-`issns` finds the ISSNs an export cell writes, for every reader's `Record.issn`.
 """
 
 from __future__ import annotations
@@ -25,15 +24,6 @@ _SCHEMES = (
     ("cochrane", re.compile(r"^CN-\d+$")),
     ("bib2graph", re.compile(r"^(?:REC|REF):\S+$")),
 )
-
-
-_ISSN = re.compile(r"(?<![\w-])(\d{4})[-\u2010-\u2013]?(\d{3}[\dXx])(?![\w-])")
-
-
-def issns(text: str | None) -> list[str]:
-    """The ISSNs a cell writes, as ``NNNN-NNNC`` in the cell's order ("0148-2963", "01482963",
-    "1234-5678 (Print); 8765-432X"); an ISBN's digits are not taken for one."""
-    return list(dict.fromkeys(f"{a}-{b.upper()}" for a, b in _ISSN.findall(text or "")))
 
 
 def derived_id(prefix: str, basis: str) -> str:

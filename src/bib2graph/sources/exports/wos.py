@@ -21,21 +21,20 @@ from __future__ import annotations
 import csv
 import io
 import re
-from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ... import textio
 from ...errors import DataError
-from ...ids import normalize_doi
+from ...ids import normalize_doi, normalize_issn
 from ...skips import Skips
+from . import textfile
 from .countries import country_code
 from .record import Author, CitedRef, Institution, Origin, Record
 from .languages import language_code
 from .names import ascii_text
 from .vocab import work_type
-from .work_ids import issns
 
 OnRecord = Callable[[int], None]
 
@@ -54,7 +53,7 @@ def read_wos(path: Path, name: str, skips: Skips, on_record: OnRecord | None = N
     """The records of a WoS plain-text export, one at a time. `on_record`, when given, is called with
     the number of records read so far after each one (for a progress bar)."""
     count = seen = 0
-    with _opened(path, name) as stream:
+    with textfile.open_binary(path, name) as stream:
         for block in _blocks(textio.lines(stream, name), name, skips):
             seen += 1
             origin = Origin(name, block.number, block.start, "wos")
@@ -79,7 +78,7 @@ def read_wos(path: Path, name: str, skips: Skips, on_record: OnRecord | None = N
 def read_wos_tab(path: Path, name: str, skips: Skips, on_record: OnRecord | None = None) -> Iterator[Record]:
     """The records of a WoS tab-delimited export, one row at a time; `on_record` as in `read_wos`."""
     count = 0
-    with _opened(path, name) as raw:
+    with textfile.open_binary(path, name) as raw:
         codec, bom = textio.detect(raw.read(4))
         raw.seek(bom)
         text = io.TextIOWrapper(raw, encoding=codec, newline="")
@@ -110,20 +109,6 @@ def read_wos_tab(path: Path, name: str, skips: Skips, on_record: OnRecord | None
         except csv.Error as exc:
             raise DataError(f"{name}: line {rows.line_num}: not a readable tab-delimited row ({exc})",
                             code="FILE_INVALID", details={"file": name, "line": rows.line_num}) from None
-
-
-@contextmanager
-def _opened(path: Path, name: str) -> Iterator[BinaryIO]:
-    """The file opened for binary reading; a missing or unreadable file is a DataError naming it."""
-    try:
-        stream = Path(path).open("rb")
-    except FileNotFoundError:
-        raise DataError(f"{name} does not exist", code="FILE_MISSING", details={"file": name}) from None
-    except OSError as exc:
-        raise DataError(f"{name} cannot be read ({exc.strerror or exc})", code="FILE_UNREADABLE",
-                        details={"file": name}) from None
-    with stream:
-        yield stream
 
 
 class _Block:
@@ -227,7 +212,7 @@ def _record(origin: Origin, text: dict[str, str], items: dict[str, list[str]], c
         origin=origin, ids=ids, doi=normalize_doi(text.get("DI")), title=title, year=year,
         publication_date=_full_date(text.get("PD"), year), type=_work_type(doc_type),
         language=language_code(text.get("LA")), venue=text.get("SO") or None,
-        issn=next(iter(issns(text.get("SN")) + issns(text.get("EI"))), None),
+        issn=normalize_issn(text.get("SN")) or normalize_issn(text.get("EI")),
         venue_abbrev=text.get("J9") or text.get("JI") or None, volume=text.get("VL") or None,
         issue=text.get("IS") or None, first_page=text.get("BP") or text.get("AR") or None,
         last_page=text.get("EP") or None,
