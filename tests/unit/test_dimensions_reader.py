@@ -285,3 +285,15 @@ def test_ingest_resolves_references_among_the_files_works(export):
 def _keyed(work) -> bool:
     """Whether a reference to `work` without its DOI still names it: a first author and a year."""
     return bool(work.get("authorships") and work.get("publication_year"))
+
+
+def test_a_negative_count_is_no_count(tmp_path):
+    """Found by the fuzz harness: "Times cited" -5 broke the works table's schema instead of reading as
+    no count."""
+    from bib2graph.sources.ingest import ingest
+
+    header = "Publication ID,DOI,Title,PubYear,Authors,Times cited\n"
+    path = tmp_path / "dimensions.csv"
+    path.write_text(header + "pub.1,10.1/a,A title,2020,\"Smith, Jane\",-5\n", encoding="utf-8")
+    works = ingest([path], ["dimensions.csv"], ["dimensions-csv"]).bundle.works
+    assert works["cited_by_count"].isna().all() and len(works) == 1

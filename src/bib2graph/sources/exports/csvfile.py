@@ -135,10 +135,13 @@ def split(value: str | None, sep: str) -> list[str]:
 
 
 def integer(value: str | None) -> int | None:
+    """A count or year a cell writes ("12", "12.0"); None for none, and for a negative one, which no
+    count or year of these exports is (a damaged cell must not break the works table's schema)."""
     if not value:
         return None
     try:
-        return int(value.strip().split(".")[0])
+        number = int(value.strip().split(".")[0])
     except ValueError:
         return None
+    return number if number >= 0 else None
 
