@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from ...ids import normalize_doi
-from .references import ParsedRef
+from .parsed_ref import ParsedRef
 
 FIELDS = 10            # authors, author IDs, source, year, volume, issue, pages, DOI, publication ID, times cited
 _TAIL = FIELDS - 3     # the fields after the source

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from ...ids import normalize_doi, normalize_pmid
-from .references import ParsedRef
+from .parsed_ref import ParsedRef
 
 _PMID = re.compile(r"(?i)[.,;]?\s*\bPMID:?\s*(\d{1,9})\b\.?")
 _PMCID = re.compile(r"(?i)[.,;]?\s*\bPMCID:?\s*PMC\d+\b\.?")

@@ -51,6 +51,9 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from ...ids import normalize_doi
+from .dimensions_refs import parse_dimensions_reference
+from .parsed_ref import ParsedRef
+from .pubmed_refs import parse_pubmed_reference
 
 SOURCE_WORDS = 3
 STOP_WORDS = frozenset("OF THE AND IN FOR ON & DE DES DU LA LE LES DER DIE DAS UND ET".split())
@@ -59,21 +62,6 @@ PARTICLES = frozenset("de da di do du del della der den des dos la le van von te
 PROCEEDINGS = frozenset({"P", "PROC", "PROCEEDINGS"})
 ANONYMOUS = "ANONYMOUS"
 _ANONYMOUS = re.compile(r"^\W*anon(?:ymous)?\W*$", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class ParsedRef:
-    """A cited reference's fields as written (DOI bare and lower-case, year an int)."""
-
-    raw: str
-    first_author: str | None = None
-    year: int | None = None
-    source: str | None = None
-    volume: str | None = None
-    page: str | None = None
-    doi: str | None = None
-    title: str | None = None
-    pmid: str | None = None     # digits (ids.normalize_pmid), where the export gives one (PubMed XML, Dimensions)
 
 
 # ---------------------------------------------------------------------------------------------- parsing
@@ -105,10 +93,8 @@ def parse_reference(raw: str, style: str) -> ParsedRef | None:
     elif style == "generic":
         parsed = _parse_wos(raw, text) if _looks_like_wos(text) else _parse_scopus(raw, text)
     elif style == "pubmed":
-        from .pubmed_refs import parse_pubmed_reference
         parsed = parse_pubmed_reference(raw, text)
     elif style == "dimensions":
-        from .dimensions_refs import parse_dimensions_reference
         parsed = parse_dimensions_reference(raw, text)
     else:
         raise ValueError(f"unknown reference style {style!r}; expected wos, scopus, pubmed, dimensions or generic")
