@@ -22,7 +22,8 @@ import pytest
 
 from bib2graph import curation
 from bib2graph.atomic import sha256_file
-from bib2graph.cli.commands import binding_of, cli as click_root, walk
+from bib2graph.cli.commands import cli as click_root, walk
+from bib2graph.service.verbs import VERBS
 
 from .conftest import copy_workspace
 from .helpers import b2g
@@ -62,8 +63,8 @@ def test_tools_are_the_verbs_with_schemas_from_their_options(session):
     tools = {tool.name: tool for tool in session.tools()}
     assert set(tools) == TOOLS
     for verb, command in walk(click_root):
-        binding = binding_of(command)
-        if binding is None or not binding.tool:
+        row = VERBS[verb]
+        if not row.tool:
             continue
         tool = tools[verb.replace(" ", "_")]
         properties = tool.input_schema["properties"]
@@ -73,8 +74,8 @@ def test_tools_are_the_verbs_with_schemas_from_their_options(session):
                 assert not set(flags) & set(properties), (verb, param.name)
             else:
                 assert (flags[0] if flags and param.param_type_name == "option" else param.name) in properties
-        assert tool.annotations.read_only_hint is binding.reads
-        assert ("idempotency_key" in properties) is binding.keyed
+        assert tool.annotations.read_only_hint is row.reads
+        assert ("idempotency_key" in properties) is row.keyed
     assert tools["reject"].input_schema["properties"]["ids"]["maxItems"] == curation.MAX_IDS_PER_CALL
     assert tools["search"].input_schema["required"] == ["text"]
 

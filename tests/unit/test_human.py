@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from bib2graph.cli import human
-from bib2graph.cli.commands import verb_table
+from bib2graph.service.verbs import described
 from bib2graph.errors import DataError, NetworkError, SpecError
 from bib2graph.service.contract import describe
 from bib2graph.service.envelope import failure, success
@@ -229,7 +229,7 @@ def rendered(env: dict, capsys) -> str:
 
 
 def test_every_verb_has_its_own_rendering():
-    verbs = set(verb_table())
+    verbs = set(described())
     assert set(human.RENDERERS) == verbs
     assert set(CASES) | {"schema"} == verbs
 
@@ -244,8 +244,8 @@ def test_verb_shows_its_content(verb, capsys):
 
 
 def test_schema_lists_verbs_and_exit_codes(capsys):
-    text = rendered(success("schema", describe(verb_table()).data), capsys)
-    for verb, spec in verb_table().items():
+    text = rendered(success("schema", describe(described()).data), capsys)
+    for verb, spec in described().items():
         assert verb in text and spec["help"][:30] in text
     for row in describe({}).data["exit_codes"]:
         assert row["meaning"][:30] in text

@@ -55,9 +55,9 @@ def build(ws: Workspace):
     async def list_tools(_ctx, _params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[types.Tool(
             name=tool.name, description=tool.description, input_schema=tool.input_schema,
-            annotations=types.ToolAnnotations(read_only_hint=tool.binding.reads,
-                                              destructive_hint=False if tool.binding.reads else None,
-                                              idempotent_hint=tool.binding.reads or None))
+            annotations=types.ToolAnnotations(read_only_hint=tool.verb.reads,
+                                              destructive_hint=False if tool.verb.reads else None,
+                                              idempotent_hint=tool.verb.reads or None))
             for tool in table.values()])
 
     async def call_tool(ctx, params) -> types.CallToolResult:
@@ -68,7 +68,7 @@ def build(ws: Workspace):
             env = failure(params.name, UsageError(f"no tool {params.name!r}; tools/list names them",
                                                   code="NOT_FOUND", details={"tools": sorted(table)}))
         else:
-            on_line = _progress(ctx, read_progress) if tool.binding.long else None
+            on_line = _progress(ctx, read_progress) if tool.verb.long else None
             async with one_at_a_time:
                 env = await anyio.to_thread.run_sync(call, tool, ws, params.arguments, on_line)
         return types.CallToolResult(content=[types.TextContent(text=dumps(env))], structured_content=env,

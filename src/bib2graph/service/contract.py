@@ -1,7 +1,7 @@
 """The contract as data: its version, the exit-code table and the JSON Schema of each verb's `data`.
 
-`b2g schema` serves these (with the verbs' parameters, which the CLI adapter reads off its own
-command tree); the tests validate every envelope the suite sees against the same files.
+`b2g schema` serves these (with the verbs' parameters, as the verb table describes them:
+verbs.described); the tests validate every envelope the suite sees against the same files.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def schema_of(name: str) -> dict[str, Any]:
 
 
 def describe(verbs: dict[str, dict[str, Any]]) -> Result:
-    """The whole contract; `verbs` maps each verb to its parameters (from the adapter)."""
+    """The whole contract; `verbs` maps each verb to its parameters (verbs.described)."""
     listed = {name: {**spec, "data_schema": schema_of(name)} for name, spec in sorted(verbs.items())}
     return Result(data={"contract": CONTRACT_VERSION, "version": __version__, "exit_codes": EXIT_CODES,
                         "envelope_schema": schema_of("envelope"), "verbs": listed})

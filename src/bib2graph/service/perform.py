@@ -1,0 +1,53 @@
+"""Running a verb of the table (service/verbs.py) the same way for every adapter.
+
+`perform` resolves the workspace and runs the verb's call, once per idempotency key when one is given;
+`outcome` turns a call into its envelope on every path, bugs included. The CLI prints that envelope, the
+MCP server returns it: the same service, idempotency and errors either way.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from typing import Any, Callable
+
+from .envelope import failure, success
+from .result import Result
+from .verbs import PLUMBING, Verb
+from .workspace import Workspace, resolve
+
+
+def request_of(params: dict[str, Any]) -> dict[str, Any]:
+    """The arguments an idempotency key stands for: every parameter but the plumbing, as JSON values."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(params.items()) if k not in PLUMBING}
+
+
+def perform(verb: Verb, params: dict[str, Any], on_line: Callable[[str], None] | None = None,
+            ws: Workspace | None = None) -> Result:
+    """Run a verb's call in `ws` (default: resolved from --workspace), once per idempotency key when one
+    is given."""
+    if ws is None and verb.workspace:
+        ws = resolve(params.get("workspace"))
+    key = params.get("idempotency_key")
+    if key is None:
+        return verb.call(ws, params, on_line)
+    from .idempotency import once
+
+    return once(ws, verb.name, key, request_of(params), lambda: verb.call(ws, params, on_line))
+
+
+def failed(command: str, exc: BaseException) -> dict[str, Any]:
+    """The envelope of an error; a bug (INTERNAL) also leaves its traceback on stderr."""
+    env = failure(command, exc)
+    if env["error"]["code"] == "INTERNAL":
+        traceback.print_exc(file=sys.stderr)
+    return env
+
+
+def outcome(command: str, operation: Callable[[], Result]) -> dict[str, Any]:
+    """The envelope of one call: its data, or its error."""
+    try:
+        result = operation()
+        return success(command, result.data, result.warnings)
+    except (Exception, KeyboardInterrupt) as exc:  # the contract holds on every path, bugs included
+        return failed(command, exc)
