@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 
-from bib2graph.sources.openalex import PRICES_USD, SELECT_FIELDS, OpenAlexClient, estimate_cost  # noqa: E402
+from bib2graph.sources.openalex import SELECT_FIELDS, OpenAlexClient  # noqa: E402
+from bib2graph.sources.openalex_cost import PRICES_USD, estimate_cost  # noqa: E402
 from bib2graph.sources.openalex_graph import OpenAlexGraph  # noqa: E402
 from bib2graph.sources.records import short_id  # noqa: E402
 from tests.openalex_server import OpenAlexTestServer  # noqa: E402

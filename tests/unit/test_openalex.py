@@ -25,8 +25,11 @@ from bib2graph.atomic import canonical_json
 from bib2graph.chain import chain
 from bib2graph.errors import DataError, NetworkError
 from bib2graph.sources.files import read_work_objects
-from bib2graph.sources.openalex import (MAX_URL_CHARS, PRICES_USD, SELECT_FIELDS, OpenAlexClient, RateLimiter,
-                                        budget_exhausted, or_batches, plan_requests, resolve_base_url)
+from bib2graph.sources.openalex import SELECT_FIELDS, OpenAlexClient
+from bib2graph.sources.openalex_cost import MAX_URL_CHARS, PRICES_USD, or_batches, plan_requests
+from bib2graph.sources.openalex_responses import budget_exhausted
+from bib2graph.sources.openalex_settings import resolve_base_url
+from bib2graph.sources.openalex_transport import RateLimiter
 from bib2graph.sources.openalex_graph import OpenAlexGraph
 from bib2graph.sources.records import bundle_from_works, normalize_doi, short_id
 from bib2graph.sources.store import ApiRequest, RawStore

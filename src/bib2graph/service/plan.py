@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import spec as spec_mod
 from ..sources.files import read_seed_entries
-from ..sources.openalex import PRICES_USD, plan_requests
+from ..sources.openalex_cost import PRICES_USD, plan_requests
 from ..sources.openalex_source import STORE_DIR
 from ..ids import normalize_doi, normalize_pmid, short_id
 from ..sources.store import RawStore
