@@ -15,7 +15,10 @@ import pytest
 
 from bib2graph.errors import DataError
 from bib2graph.networks import DEFAULTS, KINDS, NORMALIZATIONS, Network, build, edge_evidence, resolve_params
-from bib2graph.networks.builders import EVIDENCE_VIA, TOPIC_TRIPLE, cooccurrence, pairs_within_groups
+from bib2graph.networks.counting import cooccurrence
+from bib2graph.networks.evidence import EVIDENCE_MAX_ROWS, EVIDENCE_VIA
+from bib2graph.networks.pairs import pairs_within_groups
+from bib2graph.networks.terms import TOPIC_TRIPLE
 from bib2graph.networks.communities import canonical
 from bib2graph.networks.schema import EDGES, NODES
 from bib2graph.networks.work_labels import work_label
@@ -28,7 +31,7 @@ SEP = ROOT / "src/bib2graph/data/synergy/Sep_2021/works_1.zip"
 DONNERS = Path("/work/shared/data/synergy/Donners_2021/works_1.zip")
 API = Path("/work/shared/data/openalex-api/extracted")
 FAST = {"stability_runs": 1}
-build_module = importlib.import_module("bib2graph.networks.builders")
+pairs_module = importlib.import_module("bib2graph.networks.pairs")
 
 
 def _load(path: Path):
@@ -279,7 +282,7 @@ def test_citation_evidence_is_the_citing_work(donners):
 def test_evidence_above_the_limit_is_skipped_and_reported(sep, tmp_path):
     full = built(sep, "coupling", {})
     rows = int(full.edges["count"].sum())
-    assert full.metrics["evidence"] == {"rows": rows, "complete": True, "limit": build_module.EVIDENCE_MAX_ROWS,
+    assert full.metrics["evidence"] == {"rows": rows, "complete": True, "limit": EVIDENCE_MAX_ROWS,
                                         "reason": None}
     skipped = build("coupling", sep, {}, FAST, evidence_limit=rows - 1)
     report = skipped.metrics["evidence"]
@@ -315,7 +318,7 @@ def test_edge_evidence_on_demand_equals_the_stored_rows(donners, kind, params):
 
 def test_evidence_blocks_do_not_change_the_table(donners, monkeypatch):
     whole = built(donners, "cocitation", {"min_occurrences": 4, "min_weight": 2})
-    monkeypatch.setattr(build_module, "_PAIR_CHUNK", 7)       # many blocks, some groups larger than a block
+    monkeypatch.setattr(pairs_module, "_PAIR_CHUNK", 7)       # many blocks, some groups larger than a block
     blocks = build("cocitation", donners, {"min_occurrences": 4, "min_weight": 2}, FAST)
     pd.testing.assert_frame_equal(blocks.evidence, whole.evidence)
     assert len(whole.evidence) == whole.edges["count"].sum()
@@ -565,6 +568,20 @@ def test_work_beside_the_job_that_dies_is_done_again_in_the_job():
     assert len(found) == 2 and all(np.array_equal(a, b) for a, b in zip(found, expected, strict=True))
     assert second() is found and first() == n   # asked again: remembered, not recomputed
     assert multiprocessing.active_children() == []
+
+
+def test_work_beside_the_job_runs_at_the_lowest_priority():
+    """On a busy node the child must not take a core from the job's own stages: it runs niced."""
+    import os
+
+    from bib2graph.networks.beside import CHILD_NICENESS, beside
+
+    mine = os.nice(0)
+    (theirs,) = beside(lambda: os.nice(0))
+    found = theirs()
+    assert found == min(19, mine + CHILD_NICENESS)
+    assert found > mine or mine == 19      # already the lowest: nothing lower to go to
+    assert os.nice(0) == mine      # the job itself keeps its priority
 
 
 def test_skipped_metrics_are_null_columns_and_metrics_say_why(sep, tmp_path):

@@ -12,6 +12,7 @@ done again in the job.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from typing import Any, Callable
 
 #: graphs with fewer edges keep all work in the job: a fork costs more than it saves there
@@ -20,6 +21,8 @@ FORK_MIN_EDGES = 50_000
 #: top of the job's would pass what the job asks of the scheduler (at 100k works, 41.6M coupling edges:
 #: 5.8 GB in the job, 3.7 GB in the child)
 FORK_MAX_EDGES = 20_000_000
+#: the child's niceness: the lowest priority, so it only takes CPU the job's own stages leave
+CHILD_NICENESS = 19
 
 
 def beside(*works: Callable[[], Any]) -> list[Callable[[], Any]]:
@@ -29,6 +32,7 @@ def beside(*works: Callable[[], Any]) -> list[Callable[[], Any]]:
     receive, send = context.Pipe(duplex=False)
 
     def child() -> None:
+        os.nice(CHILD_NICENESS)
         for work in works:
             send.send(work())
         send.close()
