@@ -44,7 +44,8 @@ def make_network(size: int, kind: str, folder: Path) -> dict:
 
     from bib2graph import networks
     from bib2graph.networks import Network
-    from bib2graph.networks.builders import BUILDERS, coded_frame
+    from bib2graph.networks.builders import BUILDERS
+    from bib2graph.networks.coding import coded_frame
     from bib2graph.networks.schema import EDGES, LAYOUT, NODES
     from bib2graph.tables import conform, write_table
 

@@ -373,7 +373,7 @@ def _export_bibliography(spec: dict, kind: str, inp: Named, net, corpus: Bundle,
     work's items as the network job did (thesaurus included)."""
     from .export.bibliography import network_entries, write_bibliography
     from .export.reading import PAPER_KINDS
-    from .networks.builders import item_rows
+    from .networks.item_networks import item_rows
 
     items = None
     if kind not in PAPER_KINDS:

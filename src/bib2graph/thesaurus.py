@@ -97,7 +97,7 @@ def read(path: str | Path) -> dict[str, str]:
 
 
 def read_thesaurus(path: str | Path) -> pd.DataFrame:
-    """`read` as the table `networks.builders.apply_thesaurus` takes (columns term_id, replace_by)."""
+    """`read` as the table `networks.item_thesaurus.apply_thesaurus` takes (columns term_id, replace_by)."""
     import pandas as pd  # here, so that reading a thesaurus alone stays light
 
     return pd.DataFrame(list(read(path).items()), columns=list(HEADER), dtype=object)

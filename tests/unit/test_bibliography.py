@@ -15,7 +15,7 @@ from bib2graph.export.bibliography import (Entry, bibtex_key, entries, network_e
                                            to_ris, work_id_from_key, write_bibliography)
 from bib2graph.export.reading import reading_order
 from bib2graph.networks import build
-from bib2graph.networks.builders import item_rows
+from bib2graph.networks.item_networks import item_rows
 from bib2graph.skips import Skips
 from bib2graph.sources.exports.bibtex import read_bibtex
 from bib2graph.sources.exports.csl_json import read_csl_json

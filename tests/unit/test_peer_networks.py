@@ -24,7 +24,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from bib2graph.networks.builders import build_citation, build_coauthorship, build_cocitation
+from bib2graph.networks.item_networks import build_coauthorship
+from bib2graph.networks.work_networks import build_citation, build_cocitation
 from bib2graph.skips import Skips
 from bib2graph.sources.exports.references import parse_reference
 from bib2graph.sources.exports.wos import read_wos

@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from bib2graph.ids import normalize_doi, short_id
-from bib2graph.networks.builders import build_coupling
+from bib2graph.networks.work_networks import build_coupling
 from bib2graph.sources.ingest import ingest
 from bib2graph.sources.records import bundle_from_works
 from bib2graph.tables import Bundle

@@ -21,7 +21,7 @@ DEFAULTS = network_defaults()
 # Heavy members (numpy, scipy, igraph, pandas) load on first use, so that checking a spec's network
 # parameters (`.params`) costs no more than reading them.
 _LAZY = {"Network": ".network", "build": ".pipeline", "definition": ".pipeline", "DEFINITIONS": ".pipeline",
-         "edge_evidence": ".builders", "EVIDENCE_MAX_ROWS": ".builders"}
+         "edge_evidence": ".evidence", "EVIDENCE_MAX_ROWS": ".evidence"}
 
 
 def __getattr__(name: str) -> Any:

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..tables import Bundle
-from .builders import item_rows
+from .item_networks import item_rows
 from .cluster_table import DOCUMENT_KINDS
 from .generic_terms import GENERIC_NAMES, LEVEL0_CONCEPTS, is_generic
 

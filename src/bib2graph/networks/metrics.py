@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from .builders import round_sig
+from .counting import round_sig
 from .communities import seeded, undirected
 from .graph import edge_ends, edge_weights, igraph_from_codes, weight_list
 from .params import resolve_metrics

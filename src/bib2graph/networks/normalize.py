@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .builders import round_sig
+from .counting import round_sig
 
 FORMULAS = {
     "raw": "w_ij = c_ij",

@@ -8,7 +8,9 @@ import pandas as pd
 from ..cited import META, work_metadata
 from ..tables import Bundle, conform, empty
 from . import communities as _communities
-from .builders import BUILDERS, EVIDENCE_MAX_ROWS, build_evidence, coded_frame
+from .builders import BUILDERS
+from .coding import coded_frame
+from .evidence import EVIDENCE_MAX_ROWS, build_evidence
 from .cluster_table import DOCUMENT_KINDS, cluster_table, local_citations, silhouette
 from .beside import FORK_MAX_EDGES, FORK_MIN_EDGES, beside
 from .metrics import eigenvector, network_summary, node_metrics, tidy

@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import query
 from ..errors import DataError
-from ..networks.builders import EVIDENCE_VIA
+from ..networks.evidence import EVIDENCE_VIA
 from ..spec import resolve_path
 from ..tables import BUNDLE_TABLES, Bundle, empty, read_table
 from .network_view import network_folder, read_metrics

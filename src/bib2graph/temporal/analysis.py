@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..cited import META
-from ..networks.builders import item_rows
+from ..networks.item_networks import item_rows
 from ..networks.work_labels import name_work_nodes
 from ..tables import Bundle
 from . import bursts, rpys, slices

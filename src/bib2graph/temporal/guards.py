@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..networks.builders import TOPIC_TRIPLE
+from ..networks.terms import TOPIC_TRIPLE
 from ..tables import Bundle
 
 GUARDS = ("no_year", "topic_triple", "dated_after_update")

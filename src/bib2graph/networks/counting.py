@@ -1,0 +1,124 @@
+"""Counting the member pairs that share a group (steps 2 to 4 of the recipe in builders.py).
+
+A groups × members 0/1 incidence matrix ``A`` gives every pair count at once as the strict upper
+triangle of the sparse product ``Aᵀ W A`` (``W`` = diagonal group weights: 1, or ``1/(n_g − 1)`` for
+fractional counting). Memory is proportional to the number of non-zero pairs; no dense n × n matrix is
+built, and no pair is enumerated (pairs.py does that, for the evidence table).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from .coding import argsort_ids
+
+
+COUNT_DIGITS = 12  # fractional counts are rounded to 12 significant digits to drop summation noise
+
+
+def round_sig(values: np.ndarray, digits: int) -> np.ndarray:
+    """Round to `digits` significant digits, so that sums whose order could vary print the same."""
+    x = np.asarray(values, dtype=np.float64).copy()
+    ok = np.isfinite(x) & (x != 0)
+    if ok.any():
+        magnitude = np.floor(np.log10(np.abs(x[ok])))
+        factor = 10.0 ** (digits - 1 - magnitude)
+        x[ok] = np.round(x[ok] * factor) / factor
+    return x
+
+
+def incidence_matrix(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> sp.csr_matrix:
+    """The 0/1 CSR matrix with a one at each ``(row, col)``; repeated pairs count once."""
+    dtype = np.int32 if max(shape) < 2**31 else np.int64
+    m = sp.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows.astype(dtype), cols.astype(dtype))),
+                      shape=shape)           # canonical: sorted columns, duplicates summed
+    m.data[:] = 1
+    return m
+
+
+def _recode_columns(m: sp.csr_matrix, new: np.ndarray, n_new: int) -> sp.csr_matrix:
+    """`m` with column c moved to ``new[c]``; columns with ``new[c] < 0`` are dropped."""
+    cols = new[m.indices]
+    keep = cols >= 0
+    rows = np.repeat(np.arange(m.shape[0], dtype=np.int64), np.diff(m.indptr))[keep]
+    return incidence_matrix(rows, cols[keep], (m.shape[0], n_new))
+
+
+def upper_triangle(product: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(i, j, c)`` of the non-zero strict upper triangle of a symmetric CSR matrix, sorted by ``(i, j)``.
+
+    Sparse products leave column indices unsorted; instead of sorting, take the strict *lower* triangle
+    (row j, column i < j) and convert it to CSC: a linear-time counting sort that lists, for each column
+    i, its rows j in increasing order, which is the upper triangle in ``(i, j)`` order. Codes keep the
+    matrix's index type (int32 below 2³¹ entries); large temporaries are few, because on big products
+    their first-touch page faults cost as much as the arithmetic.
+    """
+    n = product.shape[0]
+    indices, data = product.indices, product.data
+    rows = np.repeat(np.arange(n, dtype=indices.dtype), np.diff(product.indptr))
+    keep = np.less(indices, rows)
+    if data.dtype.kind == "f":                                # sums of positive integers are never 0
+        keep &= data != 0
+    lower = sp.coo_matrix((data[keep], (rows[keep], indices[keep])), shape=(n, n))
+    del rows, keep
+    upper = lower.tocsc()                                     # rows stay in order within each column
+    del lower
+    i = np.repeat(np.arange(n, dtype=upper.indices.dtype), np.diff(upper.indptr))
+    return i, upper.indices, upper.data
+
+
+def pair_product(a: sp.csr_matrix, weighted: sp.csr_matrix | None = None) -> sp.csr_matrix:
+    """``Aᵀ A`` (or ``Aᵀ W A`` with `weighted` = ``W A``) of a groups × members matrix, in CSR."""
+    at = a.T.tocsr()
+    return at @ (a if weighted is None else weighted)
+
+
+def cooccurrence(groups: np.ndarray, members: np.ndarray, n_members: int,
+                 group_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Count member pairs sharing a group: the strict upper triangle of ``Aᵀ W A``.
+
+    `groups` and `members` are integer codes of distinct incidences; `group_weight`, indexed by group
+    code, is the contribution of one group to each of its pairs (None = 1 each, exact integers).
+    Returns ``(i, j, c)`` sorted by ``(i, j)`` with ``i < j``; c is float64.
+    """
+    groups = np.asarray(groups, dtype=np.int64)
+    members = np.asarray(members, dtype=np.int64)
+    n_groups = int(groups.max()) + 1 if len(groups) else 0
+    a = sp.csr_matrix((np.ones(len(groups), dtype=np.int64), (groups, members)), shape=(n_groups, n_members))
+    if group_weight is None:
+        i, j, c = upper_triangle(pair_product(a))
+        return i, j, c.astype(np.float64)
+    weighted = sp.csr_matrix((np.asarray(group_weight, dtype=np.float64)[groups], (groups, members)),
+                             shape=(n_groups, n_members))
+    i, j, c = upper_triangle(pair_product(a, weighted))
+    return i, j, round_sig(c, COUNT_DIGITS)
+
+
+def select_members(m: sp.csr_matrix, uniques: pd.Index, occurrences: np.ndarray,
+                    min_occurrences: int) -> tuple[sp.csr_matrix, pd.Index, np.ndarray]:
+    """Keep the columns (members) of `m` with ``occurrences >= max(min_occurrences, 1)`` and recode them by
+    sorted ID. Returns the groups × nodes matrix, the sorted node IDs and their occurrences."""
+    kept = np.flatnonzero(occurrences >= max(min_occurrences, 1))
+    kept_ids = uniques[kept]
+    order = argsort_ids(kept_ids)
+    new = np.full(len(uniques), -1, dtype=np.int64)
+    new[kept[order]] = np.arange(len(kept), dtype=np.int64)
+    ids = pd.Index(kept_ids[order], dtype="str")
+    return _recode_columns(m, new, len(kept)), ids, occurrences[kept[order]]
+
+
+def count_edges(a: sp.csr_matrix, min_weight: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Integer pair counts of the groups × nodes matrix `a`, thresholded, as float64 counts."""
+    i, j, c = upper_triangle(pair_product(a))
+    if min_weight > 1:
+        keep = c >= min_weight
+        i, j, c = i[keep], j[keep], c[keep]
+    return i, j, c.astype(np.float64)
+
+
+def fractional_weights(sizes: np.ndarray) -> np.ndarray:
+    """``1/(n_g − 1)`` per group (0 for single-member groups, which make no pairs anyway)."""
+    sizes = sizes.astype(np.float64)
+    return np.divide(1.0, sizes - 1.0, out=np.zeros_like(sizes), where=sizes > 1)
