@@ -240,6 +240,10 @@ def run_simulate(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -
     return {"runs": len(summary["runs"]), "matched": summary["labels"]["matched"], "mean": summary["mean"]}
 
 
+#: what the network job never reads: the abstracts (cluster names, which read them, are the clusters job's)
+NETWORK_UNREAD = {"works": ["abstract"]}
+
+
 def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
                 timings: dict[str, float] | None = None, threads: int = 1) -> dict[str, Any]:
     """The network's tables and metrics; drawings (GraphML and the other visual formats) are the export
@@ -253,7 +257,7 @@ def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
     params = dict(spec["network"])
     if inp.get("thesaurus"):
         params["thesaurus"] = inp["thesaurus"][0]   # the path the registry resolved, tracked as an input
-    corpus = Bundle.read(_folder(inp["corpus"]))
+    corpus = Bundle.read(_folder(inp["corpus"]), without=NETWORK_UNREAD)
     cited = read_table(inp["cited"], CITED) if inp.get("cited") else None
     lap("read")
     net = networks.build(kind, corpus, params, spec["communities"], cited=cited, metrics=spec.get("metrics"),

@@ -386,8 +386,13 @@ class Bundle:
             write_table(getattr(self, name), schema, Path(folder) / f"{name}.parquet")
 
     @classmethod
-    def read(cls, folder: str | os.PathLike[str]) -> "Bundle":
-        return cls(**{name: read_table(Path(folder) / f"{name}.parquet", schema)
+    def read(cls, folder: str | os.PathLike[str], without: dict[str, list[str]] | None = None) -> "Bundle":
+        """The bundle in `folder`; `without` names, per table, columns a job never uses and need not
+        hold (the network job and the works' abstracts, most of the corpus's bytes)."""
+        without = without or {}
+        return cls(**{name: read_columns(Path(folder) / f"{name}.parquet", schema,
+                                         [c for c in schema.columns if c not in without[name]])
+                      if without.get(name) else read_table(Path(folder) / f"{name}.parquet", schema)
                       for name, schema in BUNDLE_TABLES.items()})
 
 

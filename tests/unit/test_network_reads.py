@@ -1,0 +1,44 @@
+"""The network job reads the corpus without the works' abstracts (issue 24: every job reads only the
+columns it uses): each network built from that reading equals the one built from the whole corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bib2graph.networks import KINDS, build
+from bib2graph.phases import NETWORK_UNREAD
+from bib2graph.sources.files import read_work_objects
+from bib2graph.sources.records import bundle_from_works
+from bib2graph.tables import Bundle
+
+SEP = Path(__file__).resolve().parents[2] / "src/bib2graph/data/synergy/Sep_2021/works_1.zip"
+OFF = {"betweenness": {"enabled": False}, "eigenvector": {"enabled": False}}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("corpus")
+    bundle_from_works(read_work_objects(SEP)).write(out)
+    return out
+
+
+def test_the_network_reading_leaves_the_abstracts_out(folder):
+    whole, read = Bundle.read(folder), Bundle.read(folder, without=NETWORK_UNREAD)
+    assert whole.works["abstract"].notna().any()          # there were abstracts to leave out
+    assert "abstract" not in read.works.columns
+    pd.testing.assert_frame_equal(read.works, whole.works.drop(columns="abstract"))
+    for name in ("authorships", "affiliations", "references", "terms"):
+        pd.testing.assert_frame_equal(getattr(read, name), getattr(whole, name))
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_network_is_the_same_without_the_abstracts(folder, kind):
+    def network(corpus):   # as the network job builds it: cluster names are the clusters job's
+        return build(kind, corpus, {}, {"stability_runs": 1}, metrics=OFF, name=False)
+    whole, read = network(Bundle.read(folder)), network(Bundle.read(folder, without=NETWORK_UNREAD))
+    pd.testing.assert_frame_equal(read.nodes, whole.nodes)
+    pd.testing.assert_frame_equal(read.edges, whole.edges)
+    assert read.metrics == whole.metrics
