@@ -77,8 +77,14 @@ ALIASES = {"journal-article": "article", "journal-issue": "article", "posted-con
 
 
 def type_row(e: "Entry") -> tuple[str, str, str, str]:
-    """The entry's (BibTeX type, RIS TY, CSL type, venue field); an untyped work with a venue is an article."""
-    kind = ALIASES.get(e.type or "", e.type) or ("article" if e.venue else "")
+    """The entry's (BibTeX type, RIS TY, CSL type, venue field)."""
+    return kind_row(e.type, bool(e.venue))
+
+
+def kind_row(work_type: str | None, has_venue: bool) -> tuple[str, str, str, str]:
+    """`type_row` of a work type: an untyped work with a venue is an article. (The column-wise writers
+    ask it once per distinct type.)"""
+    kind = ALIASES.get(work_type or "", work_type) or ("article" if has_venue else "")
     return TYPES.get(kind, OTHER)
 
 
@@ -240,7 +246,11 @@ def _bibtex_part(text: str) -> str:
 
 
 def bibtex_name(name: str) -> str:
-    parts = split_name(name)
+    return bibtex_parts(split_name(name))
+
+
+def bibtex_parts(parts: Name) -> str:
+    """A split name as BibTeX's ``Family, Suffix, Given``; a literal braced whole."""
     if parts.literal is not None:
         return f"{{{bibtex_text(parts.literal)}}}"
     out = _bibtex_part(parts.family)
@@ -298,7 +308,11 @@ def one_line(value) -> str:
 
 def ris_name(name: str) -> str:
     """``Family, Given[, Suffix]`` as RIS writes authors; a literal name as it is."""
-    parts = split_name(name)
+    return ris_parts(split_name(name))
+
+
+def ris_parts(parts: Name) -> str:
+    """`ris_name` of a split name."""
     if parts.literal is not None:
         return parts.literal
     return ", ".join(p for p in (parts.family, parts.given, parts.suffix) if p)
@@ -329,7 +343,11 @@ def _ris_date(date: str | None) -> str | None:
 
 
 def csl_name(name: str) -> dict[str, str]:
-    parts = split_name(name)
+    return csl_parts(split_name(name))
+
+
+def csl_parts(parts: Name) -> dict[str, str]:
+    """A split name as a CSL name object: its non-empty parts, or ``literal``."""
     if parts.literal is not None:
         return {"literal": parts.literal}
     found = {"family": parts.family, "given": parts.given, "suffix": parts.suffix}

@@ -1,0 +1,272 @@
+"""The corpus bibliography written column by column: the bytes of the per-entry writers
+(`write_bibliography_chunks(table_entry_chunks(…))`, bibliography.py, whose docstring holds the rules),
+made by Arrow kernels over a chunk of works at a time.
+
+At a million works the per-entry writers spent six minutes building `Entry` objects and formatting
+each field of each work in Python. Here each field is a few kernel calls over a chunk's column
+(text_columns.py: one-line text, BibTeX escapes, JSON strings), the fields of an entry are joined row
+by row into one string column, and that column's buffer goes to the file as it is. Python is left only
+where a rule is not a string kernel, and then once per distinct value of the chunk, not per work:
+
+- author names (`split_name`: particles, suffixes, commas): each distinct name of the chunk is split
+  once and formatted by bibliography.py's own functions; the forms are taken back to the authorship
+  rows by dictionary code and joined per work (a list array over the rows of each work);
+- work types (`kind_row`) once per distinct type, CSL dates (`_issued`) once per distinct year and date;
+- the few IDs whose BibTeX key needs ``+HH`` escapes, or that start with ``W`` without being ASCII
+  OpenAlex IDs (Python's ``\\d`` and ``$`` are wider than RE2's): those IDs alone.
+
+The corpus entries carry no keywords, notes, volumes, issues or pages (`entries_of` gives none), so
+neither does this writer; network bibliographies, which do, keep the per-entry writers. The tables are
+the corpus job's (key-sorted, written by `write_table`); each batch is sorted by its key again, as
+`conform` sorted it for the per-entry writers.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from functools import cached_property
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..atomic import atomic_path
+from . import text_columns as tc
+from .bibliography import (CHUNK_WORKS, OPENALEX_WORK, OTHER, TYPES, _issued, bibtex_key, bibtex_parts, csl_parts,
+                           kind_row, one_line, ris_parts, split_name)
+from .text_columns import TEXT, cat, nonempty
+
+WORK_COLUMNS = ["work_id", "type", "title", "year", "publication_date", "doi", "venue", "abstract"]
+AUTHOR_COLUMNS = ["work_id", "position", "author_name"]
+#: Every (BibTeX type, RIS TY, CSL type, venue field) row, so that a work's row is an index
+_ROWS = list(dict.fromkeys([*TYPES.values(), OTHER]))
+_DOI_ESCAPED = r"[\\{}%~#&$]|--"   # `_bibtex_doi`'s test
+_SAFE_ID = r"^[A-Za-z0-9_:./-]*$"   # an ID that is its own BibTeX key
+_JSON = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+_MEMBER = "    "   # a CSL item's members: one level in the array (`_csl_chunk`), one in the item
+
+
+# ----------------------------------------------------------------------------------------------------
+# Reading: chunks of works with their authorships
+
+
+def table_chunks(works_path, authorships_path, size: int = CHUNK_WORKS) -> Iterator[tuple[pa.Table, pa.Table]]:
+    """(works, their authorships) `size` works at a time, with only the columns the bibliography uses:
+    both files are read batch by batch, as `table_entry_chunks` reads them, so memory is one chunk's."""
+    authors = _sorted_batches(authorships_path, AUTHOR_COLUMNS, ["work_id", "position"], size * 4)
+    held = pa.table({c: pa.array([], pa.int64() if c == "position" else TEXT) for c in AUTHOR_COLUMNS})
+    for works in _sorted_batches(works_path, WORK_COLUMNS, ["work_id"], size):
+        last = works["work_id"][-1]
+        while len(held) == 0 or pc.less_equal(held["work_id"][-1], last).as_py():
+            more = next(authors, None)
+            if more is None:
+                break
+            held = pa.concat_tables([held, more])
+        mine = pc.sum(pc.less_equal(held["work_id"], last)).as_py() or 0
+        yield works, held.slice(0, mine).combine_chunks()
+        held = held.slice(mine)
+
+
+def _sorted_batches(path, columns: list[str], key: list[str], size: int) -> Iterator[pa.Table]:
+    """A Parquet file's `columns` `size` rows at a time, text as `TEXT` (a pool an older pandas wrote has
+    plain strings), each batch sorted by `key`; nothing for an empty file."""
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=size, columns=columns):
+        if batch.num_rows:
+            table = pa.Table.from_batches([batch]).sort_by([(k, "ascending") for k in key]).combine_chunks()
+            yield table.cast(pa.schema([pa.field(f.name, TEXT if pa.types.is_string(f.type) else f.type)
+                                        for f in table.schema]))
+
+
+# ----------------------------------------------------------------------------------------------------
+# A chunk's columns, each made once for the formats that share it
+
+
+class Chunk:
+    """A chunk of works and their authorships as the columns the three formats write."""
+
+    def __init__(self, works: pa.Table, authors: pa.Table):
+        self.n = works.num_rows
+        self.raw = {name: works[name].combine_chunks() for name in WORK_COLUMNS}
+        self.ids = self.raw["work_id"]
+        self._lines: dict[str, pa.Array] = {}
+        self._authors = authors
+
+    def line(self, name: str) -> pa.Array:
+        """A works column on one line (`one_line`), as BibTeX and RIS write text."""
+        if name not in self._lines:
+            self._lines[name] = tc.one_line(self.raw[name])
+        return self._lines[name]
+
+    def bibtex(self, name: str) -> pa.Array:
+        """`_bibtex_value` of a works column (empty where the value is blank)."""
+        return tc.bibtex(self.line(name))
+
+    @cached_property
+    def year(self) -> pa.Array:
+        return pc.cast(self.raw["year"], TEXT)
+
+    @cached_property
+    def kind(self) -> pa.Array:
+        """Each work's index in `_ROWS`: `kind_row` once per distinct type, with and without a venue
+        (which makes an untyped work an article)."""
+        encoded = pc.dictionary_encode(self.raw["type"])
+        values = [*encoded.dictionary.to_pylist(), None]
+        codes = pc.fill_null(encoded.indices, len(values) - 1)
+        with_venue = pa.array([_ROWS.index(kind_row(t, True)) for t in values], pa.int32())
+        without = pa.array([_ROWS.index(kind_row(t, False)) for t in values], pa.int32())
+        has_venue = pc.fill_null(pc.greater(pc.utf8_length(self.raw["venue"]), 0), False)
+        return pc.if_else(has_venue, pc.take(with_venue, codes), pc.take(without, codes))
+
+    def row(self, column: int) -> pa.Array:
+        """Column `column` of each work's `kind_row` (0 BibTeX type, 1 RIS TY, 2 CSL type, 3 venue field)."""
+        return pc.take(pa.array([r[column] for r in _ROWS], TEXT), self.kind)
+
+    @cached_property
+    def _bylines(self) -> tuple[pa.Array, list, pa.Array]:
+        """The named authorships of the chunk's works in byline order, as codes into the chunk's distinct
+        names; those names split (`split_name`); and each work's first row among them (list offsets).
+        Authorships of works outside the chunk are dropped, as `entries_of` never asks for them."""
+        names = self._authors["author_name"].combine_chunks()
+        work = pc.index_in(self._authors["work_id"].combine_chunks(), value_set=self.ids)
+        keep = pc.and_(pc.is_valid(names), pc.is_valid(work))
+        work = work.filter(keep).to_numpy(zero_copy_only=False)
+        offsets = np.searchsorted(work, np.arange(self.n + 1), side="left").astype(np.int32)
+        encoded = pc.dictionary_encode(names.filter(keep))
+        return encoded.indices, [split_name(n) for n in encoded.dictionary.to_pylist()], pa.array(offsets)
+
+    def authors(self, form, separator: str) -> pa.Array:
+        """Each work's authors as `form` of each split name (called once per distinct name), joined by
+        `separator`; an empty string for a work with none."""
+        codes, parts, offsets = self._bylines
+        per_row = pc.take(pa.array([form(p) for p in parts], TEXT), codes)
+        return pc.binary_join(pa.ListArray.from_arrays(offsets, per_row), tc.text(separator))
+
+
+# ----------------------------------------------------------------------------------------------------
+# The three formats, a chunk at a time: one string per entry, its separator in front
+
+
+def _field(name, value: pa.Array) -> pa.Array:
+    """BibTeX's ``  name = {value},`` line where the value is non-empty, else null."""
+    return cat("  ", name, " = {", nonempty(value), "},\n")
+
+
+def bibtex_entries(c: Chunk) -> pa.Array:
+    """Each work's BibTeX entry after a newline (`to_bibtex` joins entries by one)."""
+    ids, null = c.ids, pa.scalar(None, TEXT)
+    key = tc.python(ids, pc.invert(pc.match_substring_regex(ids, _SAFE_ID)), bibtex_key)
+    id_text = tc.bibtex(c.line("work_id"))
+    ascii_openalex = pc.match_substring_regex(ids, r"^W[0-9]+$")
+    odd = pc.and_(pc.starts_with(ids, "W"), pc.invert(ascii_openalex))
+    checked = tc.python(ids, odd, lambda wid: wid if OPENALEX_WORK.match(wid) else None)
+    openalex = pc.if_else(pc.or_(ascii_openalex, odd), checked, null)
+    unique = pc.if_else(pc.or_(pc.starts_with(ids, "WOS:"), pc.starts_with(ids, "2-s2.0-")), id_text, null)
+    doi = pc.if_else(pc.fill_null(pc.match_substring_regex(c.raw["doi"], _DOI_ESCAPED), False),
+                     c.bibtex("doi"), c.line("doi"))
+    fields = [_field("author", c.authors(bibtex_parts, " and ")), _field("title", c.bibtex("title")),
+              _field(c.row(3), c.bibtex("venue")), _field("year", c.year), _field("doi", doi),
+              _field("abstract", c.bibtex("abstract")), _field("openalex", openalex),
+              _field("unique-id", unique), _field("bib2graph-id", id_text)]
+    return cat("\n@", c.row(0), "{", key, ",\n", *fields, "}\n", nulls="skip")
+
+
+def _tag(tag: str, lines: pa.Array) -> pa.Array:
+    """RIS's ``TAG  - value`` line where the value (on one line) is non-empty, else null."""
+    return cat(f"{tag}  - ", nonempty(lines), "\n")
+
+
+def _ris_author(parts) -> str:
+    line = one_line(ris_parts(parts))
+    return f"AU  - {line}\n" if line else ""
+
+
+def ris_entries(c: Chunk) -> pa.Array:
+    """Each work's RIS entry (`to_ris` concatenates them)."""
+    date = cat(pc.replace_substring(nonempty(c.raw["publication_date"]), "-", "/"), "/")
+    tags = [_tag("TY", c.row(1)), _tag("ID", c.line("work_id")), _tag("AN", c.line("work_id")),
+            _tag("TI", c.line("title")), c.authors(_ris_author, ""), _tag("PY", c.year), _tag("DA", tc.one_line(date)),
+            _tag("T2", c.line("venue")), _tag("DO", c.line("doi")), _tag("AB", c.line("abstract"))]
+    return cat(*tags, "ER  - \n\n", nulls="skip")
+
+
+def _indented(value, pad: str) -> str:
+    """orjson's indented JSON of `value` with every line after the first indented by `pad` more."""
+    return orjson.dumps(value, option=_JSON).decode("utf-8").replace("\n", "\n" + pad)
+
+
+def _member(key: str, json: pa.Array) -> pa.Array:
+    """A CSL item's ``"key": value`` line (the value JSON already) where the value is non-null, else null."""
+    return cat(f'{_MEMBER}"{key}": ', json)
+
+
+def _string_member(key: str, values: pa.Array) -> pa.Array:
+    """`_member` of a text column: left out when null or empty, as `csl_item` leaves it out."""
+    return _member(key, tc.json_string(nonempty(values)))
+
+
+def _issued_text(key: str) -> str:
+    """The JSON of `_issued` of a ``year|date`` key, as it stands in an item."""
+    year, date = key.split("|", 1)
+    return _indented(_issued(int(year), date), _MEMBER)
+
+
+def csl_items(c: Chunk) -> pa.Array:
+    """Each work's CSL-JSON item after ``,\\n`` (`_csl_chunk` joins items by it), keys sorted as orjson
+    sorts them; the corpus items have no keyword, note, page, volume or issue."""
+    names = c.authors(lambda parts: _MEMBER + "  " + _indented(csl_parts(parts), _MEMBER + "  "), ",\n")
+    authors = cat("[\n", nonempty(names), f"\n{_MEMBER}]")
+    issued = tc.per_distinct(cat(c.year, "|", pc.fill_null(c.raw["publication_date"], "")), _issued_text)
+    members = [_string_member("DOI", c.raw["doi"]), _string_member("abstract", c.raw["abstract"]),
+               _member("author", authors), _string_member("container-title", c.raw["venue"]),
+               _string_member("id", c.ids), _member("issued", issued), _string_member("title", c.raw["title"]),
+               _string_member("type", c.row(2))]
+    return cat(",\n  {\n", cat(*members, nulls="skip", separator=",\n"), "\n  }")
+
+
+# ----------------------------------------------------------------------------------------------------
+# Writing
+
+
+#: Per format: (a chunk's entries, bytes of the first entry's separator the file does not start with,
+#: text before the first entry, text after the last, text of no entries), as `CHUNKED` writes them.
+FORMATS = {
+    ".bib": (bibtex_entries, 1, "", "", ""),
+    ".ris": (ris_entries, 0, "", "", ""),
+    ".csl.json": (csl_items, 2, "[\n", "\n]\n", "[]\n"),
+}
+
+
+def _write(stream, texts: pa.Array, skip: int) -> None:
+    """The strings' bytes one after another, straight from Arrow's buffer (less `skip` bytes at the start)."""
+    assert texts.null_count == 0 and texts.type == TEXT
+    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64)[texts.offset:texts.offset + len(texts) + 1]
+    stream.write(memoryview(texts.buffers()[2])[int(offsets[0]) + skip:int(offsets[-1])])
+
+
+def write_corpus_bibliography(works_path, authorships_path, paths: Iterable, size: int = CHUNK_WORKS) -> int:
+    """The bibliography of a works table and its authorships (Parquet files as the corpus job writes
+    them) in each path's format (``.bib``, ``.ris``, ``.csl.json``): the bytes of
+    `write_bibliography_chunks(table_entry_chunks(works_path, authorships_path), paths)`, `size` works at
+    a time. Each file is written to a temporary name and renamed once all are complete. Returns the
+    entries written."""
+    paths = [Path(p) for p in paths]
+    formats = [FORMATS[next(s for s in FORMATS if str(p).endswith(s))] for p in paths]
+    written = 0
+    with ExitStack() as stack:
+        temps = [stack.enter_context(atomic_path(p)) for p in paths]
+        streams = [stack.enter_context(open(t, "wb")) for t in temps]
+        for works, authors in table_chunks(works_path, authorships_path, size):
+            chunk = Chunk(works, authors)
+            for stream, (entries, skip, start, _end, _none) in zip(streams, formats):
+                if not written:
+                    stream.write(start.encode("utf-8"))
+                _write(stream, entries(chunk), 0 if written else skip)
+            written += chunk.n
+        for stream, (_entries, _skip, _start, end, none) in zip(streams, formats):
+            stream.write((end if written else none).encode("utf-8"))
+            stream.close()   # complete before the renames
+    return written
