@@ -194,9 +194,10 @@ def _lookup_source(source: dict[str, Any], universe: list[str], work_ids: list[s
 def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
     """Screen the pool and write the corpus. Screening reads only the columns the filters need; the
     corpus tables are the pool's Parquet files filtered in Arrow and the bibliography is written a chunk
-    of works at a time, so a pool of a million works never stands whole in pandas or Python objects
-    (`build_corpus` is the same in memory, for tests and small pools)."""
-    from .export.bibliography import table_entry_chunks, write_bibliography_chunks
+    of works at a time, column by column in Arrow (export/bibliography_columns.py), so a pool of a
+    million works never stands whole in pandas or Python objects (`build_corpus` is the same in memory,
+    for tests and small pools)."""
+    from .export.bibliography_columns import write_corpus_bibliography
 
     seeds, candidates = read_table(inp["seeds"], SEEDS), read_table(inp["candidates"], CANDIDATES)
     pool = {Path(path).stem: path for path in inp["pool"]}
@@ -209,7 +210,7 @@ def run_corpus(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
     corpus = _folder(out["tables"])
     filter_bundle(_folder(inp["pool"]), corpus, screening.loc[screening["included"], "work_id"])
     write_table(screening, SCREENING, out["screening"])
-    write_bibliography_chunks(table_entry_chunks(corpus / "works.parquet", corpus / "authorships.parquet"),
+    write_corpus_bibliography(corpus / "works.parquet", corpus / "authorships.parquet",
                               out["bibliography"])   # by work ID
     sources = (json.loads(Path(inp["sources"]).read_text(encoding="utf-8"))["counts"]["files"]
                if inp.get("sources") else None)
