@@ -41,7 +41,7 @@ def open_source(source: dict[str, Any], universe: list[str], skips: Skips):
 
         return OpenAlexSource.open(source["openalex"], skips=skips)
     cited = next(p for p in universe if p.endswith("/cited.parquet"))
-    return FileUniverse(Bundle.read(_folder(universe)), read_table(cited, SOURCE_REFS))
+    return FileUniverse.read(_folder(universe), cited)
 
 
 def run_snapshot_part(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:

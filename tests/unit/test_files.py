@@ -282,3 +282,28 @@ def test_real_bibtex_and_ris_seed_entries(shared_data):
     ris = read_seed_entries(shared_data / "ris" / "litstudy-ieee-example.ris")
     assert len(ris) == 25
     assert sum(e.doi is not None for e in ris) >= 20
+
+
+def test_a_universe_read_from_the_sources_tables_reads_the_bundle_only_when_asked(tmp_path):
+    """The seed job looks works up by ID, DOI and PMID: it must not hold the universe's references (a
+    million works' worth). Chaining and records read the bundle then, and all works asked are no copy."""
+    import pandas as pd
+
+    from bib2graph.tables import SOURCE_REFS, empty, write_table
+
+    whole = FileUniverse.from_files([DEMO_ZIP])
+    whole.bundle.write(tmp_path)
+    write_table(empty(SOURCE_REFS), SOURCE_REFS, tmp_path / "cited.parquet")
+    read = FileUniverse.read(tmp_path, tmp_path / "cited.parquet")
+    doi = next(iter(whole.by_doi))
+    assert read.ids == whole.ids and read.ids_for_dois([doi]) == {doi: whole.by_doi[doi]}
+    assert read.all_ids() == whole.all_ids()
+    assert "bundle" not in vars(read) and "refs" not in vars(read)      # nothing but the works' IDs read yet
+    some = sorted(read.ids)[:5]
+    assert read.references(some) == whole.references(some)
+    assert "bundle" in vars(read)
+    everything = read.records(sorted(read.ids))
+    for name in ("works", "authorships", "affiliations", "references", "terms"):
+        pd.testing.assert_frame_equal(getattr(everything, name), getattr(whole.bundle.subset(sorted(whole.ids)), name))
+    everything.works = everything.works.iloc[:0]          # the caller's copy: the universe keeps its works
+    assert len(read.bundle.works) == len(whole.ids)

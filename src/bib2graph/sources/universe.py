@@ -10,15 +10,16 @@ what the reference says, which is what labels their nodes.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 from ..errors import DataError
 from ..skips import Skips
 import pandas as pd
 
-from ..tables import AUTHORSHIPS, WORKS, Bundle, conform
+from ..tables import AUTHORSHIPS, SOURCE_REFS, WORKS, Bundle, conform, read_columns, read_table
 
 
 def _first_work(works: pd.DataFrame, column: str) -> dict[str, str]:
@@ -33,12 +34,31 @@ def _first_work(works: pd.DataFrame, column: str) -> dict[str, str]:
 class FileUniverse:
     """The works of a set of OpenAlex Work files, indexed for look-up and chaining."""
 
-    def __init__(self, bundle: Bundle, refs: pd.DataFrame | None = None) -> None:
-        self.bundle = bundle
-        self.refs = refs
-        self.ids = set(bundle.works["work_id"])
-        self.by_doi = _first_work(bundle.works, "doi")
-        self.by_pmid = _first_work(bundle.works, "pmid")
+    def __init__(self, bundle: Bundle | Callable[[], Bundle], refs: pd.DataFrame | None | Callable[[], Any] = None,
+                 index: pd.DataFrame | None = None) -> None:
+        """`bundle` and `refs` are the tables or functions reading them when first needed; `index` (the
+        works' IDs, DOIs and PMIDs) spares the whole bundle to a job that only looks works up (`read`)."""
+        self._bundle, self._cited = bundle, refs
+        works = self.bundle.works if index is None else index
+        self.ids = set(works["work_id"])
+        self.by_doi = _first_work(works, "doi")
+        self.by_pmid = _first_work(works, "pmid")
+
+    @classmethod
+    def read(cls, folder: str | Path, cited: str | Path) -> "FileUniverse":
+        """The universe the `sources` job wrote to `folder` (and `cited`), each table read when first
+        needed: the seed job looks up IDs, DOIs and PMIDs, and never holds a million works' references."""
+        return cls(lambda: Bundle.read(folder), lambda: read_table(cited, SOURCE_REFS),
+                   index=read_columns(Path(folder) / "works.parquet", WORKS, ["doi", "pmid"]))
+
+    @cached_property
+    def bundle(self) -> Bundle:
+        return self._bundle() if callable(self._bundle) else self._bundle
+
+    @cached_property
+    def refs(self) -> pd.DataFrame | None:
+        """The cited references outside the universe (SOURCE_REFS), None when there are none."""
+        return self._cited() if callable(self._cited) else self._cited
 
     @cached_property
     def _refs(self) -> dict[str, list[str]]:
@@ -106,7 +126,7 @@ class FileUniverse:
         """The bundle tables of `work_ids`; a cited reference outside the universe as a work of what the
         reference says (first author, year, title, source, DOI) and no references of its own."""
         work_ids = list(work_ids)
-        found = self.bundle.subset(work_ids)
+        found = replace(self.bundle) if self.ids.issubset(work_ids) else self.bundle.subset(work_ids)   # all: no copy
         if self.refs is None or not self.refs["work_id"].isin(set(work_ids)).any():
             return found
         refs = self.refs[self.refs["work_id"].isin(set(work_ids))]
