@@ -7,7 +7,7 @@ The codes are read from the source itself (its syntax tree), so a new code witho
   passes it on to one (`_spec_error(..., code=...)`, `part.error(...)`, `_refuse(..., "UNAUTHORIZED", ...)`);
 - the code given as text, or as a name assigned in the same function (`code = "A" if ... else "B"`);
   a code passed through from another error (`code=exc.code`, `info["code"]`) is counted where it was made;
-- OpenAlex client faults (`_Fault("RATE_LIMITED", ...)`), raised as `NetworkError(code=fault.code)`.
+- OpenAlex client faults (`Fault("RATE_LIMITED", ...)`), raised as `NetworkError(code=fault.code)`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "bib2graph"
 CODE = re.compile(r"^[A-Z][A-Z0-9_]+$")
 # Values that carry a code to the error raised later: (carrier, index of its code argument, class raised).
-CARRIERS = {"_Fault": (0, "NetworkError")}
+CARRIERS = {"Fault": (0, "NetworkError")}
 
 
 @dataclass
