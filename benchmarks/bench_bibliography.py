@@ -93,7 +93,8 @@ def child(folder: Path, row: str) -> dict:
         from bib2graph.export.bibliography_columns import AUTHOR_COLUMNS, WORK_COLUMNS
 
         for path, columns in ((works, WORK_COLUMNS), (authorships, AUTHOR_COLUMNS)):
-            for _batch in pq.ParquetFile(path).iter_batches(batch_size=bibliography.CHUNK_WORKS, columns=columns):
+            for _batch in pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=bibliography.CHUNK_WORKS,
+                                                                               columns=columns):
                 pass
     elif row == "old":
         bibliography.write_bibliography_chunks(bibliography.table_entry_chunks(works, authorships), paths)

@@ -20,7 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 #: the arguments that make each benchmark small; a script not listed runs at its defaults
 SMALL = {"bench_fetch.py": ["--seeds", "50"], "bench_networks.py": ["--sizes", "10000"],
-         "bench_exports.py": ["--sizes", "2000"],
+         "bench_exports.py": ["--sizes", "2000"], "bench_bibliography.py": ["--works", "20000"],
          "bench_layout.py": ["--nodes", "10000", "--edges", "100000"],
          "bench_gui.py": ["--nodes", "10000", "--edges", "100000"],
          "bench_readers.py": ["--records", "10000"],

@@ -10,11 +10,12 @@ import os
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bib2graph.export.bibliography import table_entry_chunks, write_bibliography_chunks
+from bib2graph.export.bibliography import split_name, table_entry_chunks, write_bibliography_chunks
 from bib2graph.export.bibliography_columns import write_corpus_bibliography
 from bib2graph.sources.files import read_work_objects
 from bib2graph.sources.records import bundle_from_works
@@ -90,8 +91,8 @@ _TEXT = st.one_of(st.none(), st.just(""), st.text(max_size=30),
                   st.lists(st.one_of(_NASTY, st.text(alphabet="aZ09 -", max_size=4)), max_size=8).map("".join))
 _WORD = st.sampled_from(["Jan", "van", "der", "de", "la", "Berg", "Jr.", "jr", "III", "iv", "Sr", "and", "Owen-Smith",
                          "J.", "Ñúñez", "李", "{x}", "50%", "O'Brien", "Madonna", "ſr", "İİ", "von", "y"])
-_NAME = st.one_of(st.text(max_size=20),
-                  st.lists(st.one_of(_WORD, _NASTY), min_size=0, max_size=5).map(" ".join),
+_NAME = st.one_of(st.text(max_size=20), st.lists(_WORD, min_size=1, max_size=5).map(" ".join),
+                  st.lists(st.one_of(_WORD, _WORD, _NASTY), min_size=0, max_size=5).map(" ".join),
                   st.tuples(st.lists(_WORD, max_size=3).map(" ".join), st.lists(_WORD, max_size=3).map(" ".join))
                   .map(", ".join))
 _ID = st.one_of(st.from_regex(r"W[0-9]{1,12}", fullmatch=True), st.sampled_from(["W١٢", "W12\n", "W", "W1x", "w1"]),
@@ -114,7 +115,7 @@ def _tables(draw) -> tuple[pd.DataFrame, pd.DataFrame]:
         "venue_id": None, "venue": [draw(_TEXT) for _ in ids], "issn": None, "cited_by_count": None,
         "n_references": 0, "is_retracted": False, "abstract": [draw(_TEXT) for _ in ids], "updated_date": None})
     rows = [(wid, position, draw(st.one_of(st.none(), _NAME)))
-            for wid in ids for position in range(draw(st.integers(0, 4)))]
+            for wid in ids for position in range(draw(st.integers(0, 6)))]
     authorships = pd.DataFrame(rows, columns=["work_id", "position", "author_name"]).assign(
         author_id=None, author_position=None)
     return works, authorships
@@ -129,3 +130,33 @@ def test_drawn_tables_give_the_same_bytes(tmp_path_factory, tables, size):
     write_table(works, WORKS, folder / "works.parquet")
     write_table(authorships, AUTHORSHIPS, folder / "authorships.parquet")
     _assert_same(folder, size)
+
+
+@settings(max_examples=EXAMPLES * 5, deadline=None)
+@given(names=st.lists(_NAME, max_size=20))
+def test_name_forms_are_the_per_entry_writers_forms(names):
+    """Each name's kernel forms are the per-entry functions' (many names a second: no files)."""
+    from bib2graph.export.name_columns import PYTHON_FORMS, name_forms
+
+    forms = name_forms(pa.array(names, pa.large_string()))
+    for kind, function in PYTHON_FORMS.items():
+        assert forms[kind].to_pylist() == [function(split_name(n)) for n in names], kind
+
+
+def test_name_forms_reach_the_kernels_and_python_alike():
+    """Both ways are taken: plain names by the kernels, the rest by Python, each with its own forms."""
+    import pyarrow.compute as pc
+
+    from bib2graph.export.name_columns import _PYTHON, name_forms
+    from bib2graph.export.text_columns import one_line
+
+    names = ["Jan van der Berg", "de la Cruz", "Madonna", "  ", "Ann  and\tBob Lee", "King, Jr., Martin",
+             "Martin Luther King Jr.", "A van B van C", "Ñúñez García {50%}"]
+    column = pa.array(names, pa.large_string())
+    assert pc.match_substring_regex(one_line(column), _PYTHON).to_pylist() == [False] * 4 + [True] * 3 + [False] * 2
+    forms = name_forms(column)
+    assert forms["bibtex"].to_pylist() == ["van der Berg, Jan", "la Cruz, de", "{Madonna}", "{}", "Lee, {Ann and Bob}",
+                                           "King, Jr., Martin", "King, Jr., Martin Luther", "van C, A van B",
+                                           "\\{50\\%\\}, Ñúñez García"]
+    assert forms["ris"][3].as_py() == "" and forms["ris"][0].as_py() == "AU  - van der Berg, Jan\n"
+    assert '"suffix": "Jr."' in forms["csl"][5].as_py() and '"literal": "Madonna"' in forms["csl"][2].as_py()

@@ -36,8 +36,8 @@ import pyarrow.parquet as pq
 
 from ..atomic import atomic_path
 from . import text_columns as tc
-from .bibliography import (CHUNK_WORKS, OPENALEX_WORK, OTHER, TYPES, _issued, bibtex_key, bibtex_parts, csl_parts,
-                           kind_row, one_line, ris_parts, split_name)
+from .bibliography import CHUNK_WORKS, OPENALEX_WORK, OTHER, TYPES, _issued, bibtex_key, kind_row
+from .name_columns import name_forms
 from .text_columns import TEXT, cat, nonempty
 
 WORK_COLUMNS = ["work_id", "type", "title", "year", "publication_date", "doi", "venue", "abstract"]
@@ -73,8 +73,9 @@ def table_chunks(works_path, authorships_path, size: int = CHUNK_WORKS) -> Itera
 
 def _sorted_batches(path, columns: list[str], key: list[str], size: int) -> Iterator[pa.Table]:
     """A Parquet file's `columns` `size` rows at a time, text as `TEXT` (a pool an older pandas wrote has
-    plain strings), each batch sorted by `key`; nothing for an empty file."""
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=size, columns=columns):
+    plain strings), each batch sorted by `key`; nothing for an empty file. Without pre-buffering: the
+    reader keeps every range it pre-buffered until it closes (12 MB more a batch, 1 GB at a million works)."""
+    for batch in pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=size, columns=columns):
         if batch.num_rows:
             table = pa.Table.from_batches([batch]).sort_by([(k, "ascending") for k in key]).combine_chunks()
             yield table.cast(pa.schema([pa.field(f.name, TEXT if pa.types.is_string(f.type) else f.type)
@@ -126,9 +127,9 @@ class Chunk:
         return pc.take(pa.array([r[column] for r in _ROWS], TEXT), self.kind)
 
     @cached_property
-    def _bylines(self) -> tuple[pa.Array, list, pa.Array]:
+    def _bylines(self) -> tuple[pa.Array, dict[str, pa.Array], pa.Array]:
         """The named authorships of the chunk's works in byline order, as codes into the chunk's distinct
-        names; those names split (`split_name`); and each work's first row among them (list offsets).
+        names; those names' forms (`name_forms`); and each work's first row among them (list offsets).
         Authorships of works outside the chunk are dropped, as `entries_of` never asks for them."""
         names = self._authors["author_name"].combine_chunks()
         work = pc.index_in(self._authors["work_id"].combine_chunks(), value_set=self.ids)
@@ -136,13 +137,13 @@ class Chunk:
         work = work.filter(keep).to_numpy(zero_copy_only=False)
         offsets = np.searchsorted(work, np.arange(self.n + 1), side="left").astype(np.int32)
         encoded = pc.dictionary_encode(names.filter(keep))
-        return encoded.indices, [split_name(n) for n in encoded.dictionary.to_pylist()], pa.array(offsets)
+        return encoded.indices, name_forms(encoded.dictionary), pa.array(offsets)
 
-    def authors(self, form, separator: str) -> pa.Array:
-        """Each work's authors as `form` of each split name (called once per distinct name), joined by
-        `separator`; an empty string for a work with none."""
-        codes, parts, offsets = self._bylines
-        per_row = pc.take(pa.array([form(p) for p in parts], TEXT), codes)
+    def authors(self, form: str, separator: str) -> pa.Array:
+        """Each work's authors in `form` (a `name_forms` key) joined by `separator`; an empty string for
+        a work with none."""
+        codes, forms, offsets = self._bylines
+        per_row = pc.take(forms[form], codes)
         return pc.binary_join(pa.ListArray.from_arrays(offsets, per_row), tc.text(separator))
 
 
@@ -167,7 +168,7 @@ def bibtex_entries(c: Chunk) -> pa.Array:
     unique = pc.if_else(pc.or_(pc.starts_with(ids, "WOS:"), pc.starts_with(ids, "2-s2.0-")), id_text, null)
     doi = pc.if_else(pc.fill_null(pc.match_substring_regex(c.raw["doi"], _DOI_ESCAPED), False),
                      c.bibtex("doi"), c.line("doi"))
-    fields = [_field("author", c.authors(bibtex_parts, " and ")), _field("title", c.bibtex("title")),
+    fields = [_field("author", c.authors("bibtex", " and ")), _field("title", c.bibtex("title")),
               _field(c.row(3), c.bibtex("venue")), _field("year", c.year), _field("doi", doi),
               _field("abstract", c.bibtex("abstract")), _field("openalex", openalex),
               _field("unique-id", unique), _field("bib2graph-id", id_text)]
@@ -179,16 +180,11 @@ def _tag(tag: str, lines: pa.Array) -> pa.Array:
     return cat(f"{tag}  - ", nonempty(lines), "\n")
 
 
-def _ris_author(parts) -> str:
-    line = one_line(ris_parts(parts))
-    return f"AU  - {line}\n" if line else ""
-
-
 def ris_entries(c: Chunk) -> pa.Array:
     """Each work's RIS entry (`to_ris` concatenates them)."""
     date = cat(pc.replace_substring(nonempty(c.raw["publication_date"]), "-", "/"), "/")
     tags = [_tag("TY", c.row(1)), _tag("ID", c.line("work_id")), _tag("AN", c.line("work_id")),
-            _tag("TI", c.line("title")), c.authors(_ris_author, ""), _tag("PY", c.year), _tag("DA", tc.one_line(date)),
+            _tag("TI", c.line("title")), c.authors("ris", ""), _tag("PY", c.year), _tag("DA", tc.one_line(date)),
             _tag("T2", c.line("venue")), _tag("DO", c.line("doi")), _tag("AB", c.line("abstract"))]
     return cat(*tags, "ER  - \n\n", nulls="skip")
 
@@ -217,7 +213,7 @@ def _issued_text(key: str) -> str:
 def csl_items(c: Chunk) -> pa.Array:
     """Each work's CSL-JSON item after ``,\\n`` (`_csl_chunk` joins items by it), keys sorted as orjson
     sorts them; the corpus items have no keyword, note, page, volume or issue."""
-    names = c.authors(lambda parts: _MEMBER + "  " + _indented(csl_parts(parts), _MEMBER + "  "), ",\n")
+    names = c.authors("csl", ",\n")
     authors = cat("[\n", nonempty(names), f"\n{_MEMBER}]")
     issued = tc.per_distinct(cat(c.year, "|", pc.fill_null(c.raw["publication_date"], "")), _issued_text)
     members = [_string_member("DOI", c.raw["doi"]), _string_member("abstract", c.raw["abstract"]),

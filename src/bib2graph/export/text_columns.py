@@ -58,9 +58,10 @@ def where(values: pa.Array, mask: pa.Array, fix, source: pa.Array | None = None)
     return pc.replace_with_mask(values, mask, fix((values if source is None else source).filter(mask)))
 
 
-def python(values: pa.Array, mask: pa.Array, function) -> pa.Array:
-    """`function` of the values `mask` marks, in Python: the few rows no kernel states exactly."""
-    return where(values, mask, lambda some: pa.array([function(v) for v in some.to_pylist()], TEXT))
+def python(values: pa.Array, mask: pa.Array, function, source: pa.Array | None = None) -> pa.Array:
+    """`values` with the rows `mask` marks replaced by `function` of each (of `source`'s row, default
+    `values`'), in Python: the few rows no kernel states exactly."""
+    return where(values, mask, lambda some: pa.array([function(v) for v in some.to_pylist()], TEXT), source)
 
 
 def per_distinct(values: pa.Array, function) -> pa.Array:
