@@ -194,33 +194,41 @@ def _ref_id(identity: str) -> str:
 
 
 class _References:
-    """Every distinct cited reference met, parsed once, with what resolving and labelling it needs."""
+    """Every distinct cited reference met, parsed once, with what resolving and labelling it needs.
+
+    A field's export cites millions of distinct works, so each costs as little as it can: a raw string
+    maps to its identity alone (whether it has a DOI is in the identity), the raw text of a parsed
+    identity is its `ParsedRef`'s, and only unparsed identities keep theirs apart."""
 
     def __init__(self, fold: SourceFolding | None = None) -> None:
         self.fold = fold
         self.parsed: dict[str, Any] = {}          # identity → ParsedRef (first met) or None (unparsed)
         self.forms: list[Any] = []                # every distinct parsed reference: merge_identities compares them all
-        self.raw: dict[str, str] = {}             # identity → the raw string first met
+        self.unparsed_raw: dict[str, str] = {}    # raw: identity → the raw string first met
         self.counts: Counter = Counter()
         self.unparsed: list[dict[str, Any]] = []
-        self.seen: dict[tuple[str, str], tuple[str | None, bool]] = {}   # (style, raw) → (identity, has a DOI)
+        self.seen: dict[str, dict[str, str | None]] = {}   # style → raw → identity (None: names no work)
+
+    def raw(self, identity: str) -> str:
+        """The raw string first met for `identity`."""
+        parsed = self.parsed[identity]
+        return parsed.raw if parsed is not None else self.unparsed_raw[identity]
 
     def add(self, raw: str, line: int | None, style: str, file: str) -> str | None:
         """The identity of one raw reference, None for one that names no work (`names_a_work`: a bare
         year); an unparsed one is listed with its file and line. A raw string met before (popular
         references recur thousands of times) is not parsed again."""
         self.counts["references"] += 1
-        known = self.seen.get((style, raw))
-        if known is not None:
-            self.counts["with_doi"] += known[1]
-            if known[0] is None:
+        seen = self.seen.setdefault(style, {})
+        if raw in seen:
+            identity = seen[raw]
+            if identity is None:
                 self.counts["unnamed"] += 1
-            elif known[0].startswith("raw:"):
+            elif identity.startswith("raw:"):
                 self._unparsed(raw, line, file)
-            return known[0]
-        identity = self._identity(raw, style, file, line)
-        parsed = self.parsed.get(identity)
-        self.seen[(style, raw)] = (identity, bool(parsed is not None and parsed.doi))
+            self.counts["with_doi"] += identity is not None and identity.startswith("doi:")
+            return identity
+        identity = seen[raw] = self._identity(raw, style, file, line)
         return identity
 
     def _unparsed(self, raw: str, line: int | None, file: str) -> None:
@@ -237,13 +245,12 @@ class _References:
             self._unparsed(raw, line, file)
             identity = "raw:" + " ".join(raw.split()).casefold()
             self.parsed.setdefault(identity, None)
-            self.raw.setdefault(identity, raw)
+            self.unparsed_raw.setdefault(identity, raw)
             return identity
         identity = identity_key(parsed, self.fold)
         self.forms.append(parsed)
         self.counts["with_doi"] += bool(parsed.doi)
         self.parsed.setdefault(identity, parsed)
-        self.raw.setdefault(identity, raw)
         return identity
 
 
@@ -428,9 +435,9 @@ def _cited_table(refs: _References, resolved: dict[str, str], references: pd.Dat
     rows = []
     for work_id, identity in label_of.items():
         parsed = refs.parsed[identity]
-        rows.append({"work_id": work_id, "identity": identity, "raw": refs.raw[identity],
+        rows.append({"work_id": work_id, "identity": identity, "raw": refs.raw(identity),
                      "first_author": _label_author(parsed), "year": getattr(parsed, "year", None),
-                     "title": getattr(parsed, "title", None) if parsed else refs.raw[identity],
+                     "title": getattr(parsed, "title", None) if parsed else refs.raw(identity),
                      "venue": getattr(parsed, "source", None), "volume": getattr(parsed, "volume", None),
                      "page": getattr(parsed, "page", None), "doi": getattr(parsed, "doi", None),
                      "pmid": getattr(parsed, "pmid", None), "citing": int(citing.get(work_id, 0))})

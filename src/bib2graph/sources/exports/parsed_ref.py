@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ParsedRef:
     """A cited reference's fields as written (DOI bare and lower-case, year an int)."""
 

@@ -495,7 +495,7 @@ TITLE_CHARS = 20
 _ARTICLE = re.compile(r"\s*[A-Za-z]")   # a page that starts with a letter is an article number ("e0124")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Form:
     """One way a cited work is written, as identities compare it: its identity and its parts."""
 
