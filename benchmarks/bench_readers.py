@@ -1,9 +1,10 @@
 """Reading a large Web of Science plain-text export (100,000 records by default).
 
 The export is built in a temporary folder by repeating the real records of ../shared/data/wos/*.txt
-(the plain-text ones) with new accession numbers (UT) and new DOIs, so that every record is a distinct
-work, between an FN/VR header and EF, as WoS writes it. It prints, each from its own child process (so
-that the memory is the reader's own): the time and peak resident memory of `read_wos` turning every
+(the plain-text ones) between an FN/VR header and EF, as WoS writes it, with new accession numbers (UT)
+and new DOIs, so that every record is a distinct work, and half of each copy's cited references made into
+works only it cites (`--distinct`). It prints, each from its own child process (so that the memory is
+the reader's own): the time and peak resident memory of `read_wos` turning every
 record into a `Record`, and, measured in the same run on the same file, of a bare
 `for line in open(...)` loop over it (the floor of any line reader; best of two). The reader must read
 every record and cited reference and stay within 1 GiB (exit status 1 otherwise).
@@ -34,6 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 SHARED_WOS = Path(__file__).resolve().parents[2] / "shared" / "data" / "wos"
 MEMORY_LIMIT_MB = 1024
 _UT_OR_DOI = re.compile(r"^(UT|DI) ")
+_DOI = re.compile(r",\s*DOI\s.*$")
+_WORD = re.compile(r"^\S+?(?=[\s,]|$)")
+#: the share of a copy's cited references that no other record cites
+DISTINCT = 0.5
 
 
 def source_blocks() -> list[list[str]]:
@@ -60,8 +65,11 @@ def source_blocks() -> list[list[str]]:
     return blocks
 
 
-def build_export(path: Path, n_records: int) -> tuple[int, int]:
-    """Write an n-record export; (records, cited-reference lines) written, counted while writing."""
+def build_export(path: Path, n_records: int, distinct: float = DISTINCT) -> tuple[int, int]:
+    """Write an n-record export; (records, cited-reference lines) written, counted while writing. Past the
+    first copy of the real records, a share `distinct` of each copy's cited references name works no other
+    record cites (their first author's name takes a suffix of the record's, the DOI is dropped): a field's
+    export cites a long tail of works once, and repeated records alone would cite a few thousand works."""
     blocks = source_blocks()
     cited = 0
     with path.open("w", encoding="utf-8") as out:
@@ -69,15 +77,26 @@ def build_export(path: Path, n_records: int) -> tuple[int, int]:
         for i in range(n_records):
             block = blocks[i % len(blocks)]
             in_cr = False
-            for line in block:
+            for j, line in enumerate(block):
                 if _UT_OR_DOI.match(line) or line.rstrip() == "ER":
                     continue
                 in_cr = line.startswith("CR ") or (in_cr and line.startswith("   "))
                 cited += in_cr
+                if in_cr and i >= len(blocks) and (i * 7919 + j * 104729) % 1000 < distinct * 1000:
+                    line = line[:3] + _once(line[3:], i)
                 out.write(line + "\n")
             out.write(f"DI 10.99999/b2g-bench.{i + 1}\nUT WOS:{900000000000000 + i + 1:015d}\nER\n\n")
         out.write("EF\n")
     return n_records, cited
+
+
+def _once(reference: str, record: int) -> str:
+    """A cited reference made into one only `record` cites: its first word takes the record's letters."""
+    letters, n = "", record
+    while n:
+        n, r = divmod(n, 26)
+        letters += "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[r]
+    return _WORD.sub(lambda m: m.group(0) + letters, _DOI.sub("", reference), count=1)
 
 
 def child(mode: str, path: Path) -> dict:
@@ -166,6 +185,8 @@ def run_child(mode: str, path: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--distinct", type=float, default=DISTINCT,
+                        help="share of each copied record's cited references that no other record cites")
     parser.add_argument("--sources", action="store_true",
                         help="also time the sources job (ingest: merge and reference resolution) on the file")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
@@ -176,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="b2g-bench-readers-") as tmp:
         path = Path(tmp) / "savedrecs.txt"
         start = time.perf_counter()
-        n_records, n_cited = build_export(path, args.records)
+        n_records, n_cited = build_export(path, args.records, args.distinct)
         size_mb = path.stat().st_size / 2**20
         print(f"export: {n_records} records, {n_cited} cited references, {size_mb:.0f} MB "
               f"(built in {time.perf_counter() - start:.0f} s)", flush=True)
