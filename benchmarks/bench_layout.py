@@ -13,12 +13,23 @@ their centre (higher: clusters more apart), for ours and for the bare FR call.
 
     python benchmarks/bench_layout.py                          # 10k nodes, 100k edges
     python benchmarks/bench_layout.py --nodes 2000 --edges 20000
+    python benchmarks/bench_layout.py --job --nodes 100000 --edges 10000000 --iterations 20
+
+With `--job` it measures the layout job instead: the network is written as the network job writes its
+tables (OpenAlex-like node IDs, each undirected edge once, sorted), and `phases.run_layout` reads them in a
+fresh process, which prints its seconds, its peak resident memory (VmHWM, as the job's log gives it), its
+resident memory once imported, and the bytes per edge between the two. Memory does not depend on the
+number of iterations, so a few steps measure it.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -67,12 +78,80 @@ def separation(xy: np.ndarray, cluster: np.ndarray, top: int = 20) -> float:
     return float(np.mean(gaps) / radius)
 
 
+def job_tables(folder: Path, n: int, m: int) -> int:
+    """nodes.parquet and edges.parquet of `clustered(n, m)` as the network job writes them (each
+    undirected edge once, source < target, sorted by both); the number of edges written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    src, dst, weight, cluster = clustered(n, m)
+    key, first = np.unique(np.minimum(src, dst) * np.int64(n) + np.maximum(src, dst), return_index=True)
+    keep = key // n != key % n
+    key, weight = key[keep], weight[first[keep]]
+    ids = pa.array(np.char.add("W", np.char.zfill(np.arange(n).astype(str), 10)), pa.large_string())
+    edges = pa.table({"source": ids.take(key // n), "target": ids.take(key % n), "count": weight, "weight": weight})
+    pq.write_table(edges, folder / "edges.parquet", compression="zstd")
+    del edges
+    floats, ints = np.zeros(n), np.zeros(n, dtype=np.int64)
+    nulls = pa.nulls(n, pa.large_string())
+    nodes = pa.table({"node_id": ids, "label": ids, "occurrences": ints + 1, "year": ints + 2000, "mean_year": floats,
+                      "doi": nulls, "in_corpus": np.ones(n, dtype=bool), "degree": ints, "strength": floats,
+                      "link_strength": floats, "pagerank": floats, "betweenness": floats, "eigenvector": floats,
+                      "cluster": cluster.astype(np.int64), "cluster_label": nulls, "silhouette": floats})
+    pq.write_table(nodes, folder / "nodes.parquet", compression="zstd")
+    return len(key)
+
+
+def vm(field: str) -> float:
+    """A field of /proc/self/status in MB (VmHWM: the peak resident memory; VmRSS: the current one)."""
+    line = next(x for x in Path("/proc/self/status").read_text().splitlines() if x.startswith(field + ":"))
+    return int(line.split()[1]) / 1024
+
+
+def run_job(folder: str, iterations: int) -> None:
+    """The layout job on the tables in `folder`, in this (fresh) process: prints seconds and memory."""
+    from bib2graph.networks import layout  # noqa: F401  (imported before the baseline, as igraph)
+    from bib2graph.networks._igraph import ig  # noqa: F401
+    from bib2graph.phases import run_layout
+    from bib2graph.skips import Skips
+
+    spec = {"layout": {"algorithm": "fr", "seed": 42, "iterations": iterations}}
+    imported = vm("VmRSS")
+    start = time.perf_counter()
+    counts = run_layout(spec, "coupling", {"nodes": f"{folder}/nodes.parquet", "edges": f"{folder}/edges.parquet"},
+                        {"layout": f"{folder}/layout.parquet"}, Skips())
+    print(json.dumps({"seconds": time.perf_counter() - start, "peak_mb": vm("VmHWM"), "imported_mb": imported,
+                      "edges": counts["edges"]}))
+
+
+def job(n: int, m: int, iterations: int) -> int:
+    """Write the tables, run the layout job in a fresh process and print what it measured."""
+    with tempfile.TemporaryDirectory() as folder:
+        edges = job_tables(Path(folder), n, m)
+        out = subprocess.run([sys.executable, __file__, "--run-job", folder, "--iterations", str(iterations)],
+                             check=True, capture_output=True, text=True).stdout
+        got = json.loads(out.splitlines()[-1])
+        per_edge = (got["peak_mb"] - got["imported_mb"]) * 2 ** 20 / edges
+        print(f"layout job: {n} nodes, {edges} edges, {iterations} iterations: {got['seconds']:.1f} s, "
+              f"peak {got['peak_mb']:.0f} MB (imported: {got['imported_mb']:.0f} MB; {per_edge:.0f} B per edge)")
+        digest = hashlib.sha256(Path(folder, "layout.parquet").read_bytes()).hexdigest()
+        print(f"layout.parquet sha256 {digest}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nodes", type=int, default=10_000)
     parser.add_argument("--edges", type=int, default=100_000)
     parser.add_argument("--iterations", type=int, default=200)
+    parser.add_argument("--job", action="store_true", help="measure the layout job's time and peak memory")
+    parser.add_argument("--run-job", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.run_job:
+        run_job(args.run_job, args.iterations)
+        return 0
+    if args.job:
+        return job(args.nodes, args.edges, args.iterations)
 
     import igraph as ig
     import scipy.sparse as sp

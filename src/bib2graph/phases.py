@@ -290,17 +290,20 @@ def run_clusters(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) ->
 
 
 def run_layout(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    """The map of one network. The edges are read as int32 codes and float weights straight from Parquet
+    (networks.coding.edge_codes), never as a pandas table of string IDs: the job holds them once, beside
+    the igraph graph of each component (docs/networks.md, "Scheduling")."""
+    from .networks.coding import edge_codes
     from .networks.layout import layout
-    from .networks.schema import EDGES, LAYOUT, NODES
+    from .networks.schema import LAYOUT, NODES
 
-    nodes, edges = read_table(inp["nodes"], NODES), read_table(inp["edges"], EDGES)
-    ids = pd.Index(nodes["node_id"])
+    nodes = read_columns(inp["nodes"], NODES, ["cluster"])
+    source, target, weight = edge_codes(inp["edges"], nodes["node_id"])
     params = spec["layout"]
-    xy = layout(len(ids), ids.get_indexer(edges["source"]), ids.get_indexer(edges["target"]),
-                edges["weight"].to_numpy(), nodes["cluster"].to_numpy(dtype="int64"),
+    xy = layout(len(nodes), source, target, weight, nodes["cluster"].to_numpy(dtype="int64"),
                 algorithm=params["algorithm"], seed=params["seed"], iterations=params["iterations"])
     write_table(pd.DataFrame({"node_id": nodes["node_id"], "x": xy[:, 0], "y": xy[:, 1]}), LAYOUT, out["layout"])
-    return {"nodes": len(ids), "edges": len(edges)}
+    return {"nodes": len(nodes), "edges": len(source)}
 
 
 def _positions(path: str, node_ids: pd.Series):

@@ -9,6 +9,7 @@ byte-identical Parquet files.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -267,14 +268,21 @@ def write_table(df: pd.DataFrame, schema: pa.DataFrameSchema, path: str | os.Pat
 def read_arrow(path: str | os.PathLike[str], columns: list[str] | None = None, filters=None) -> pa_arrow.Table:
     """One Parquet file as an Arrow table (some `columns`, the rows `filters` keep); a missing or broken
     file is a DataError naming the path, as `read_table` says it."""
-    path = Path(path)
+    with parquet_errors(path):
+        return pq.read_table(Path(path), columns=columns, filters=filters)
+
+
+@contextmanager
+def parquet_errors(path: str | os.PathLike[str]):
+    """A missing or unreadable Parquet file met inside the block as the DataError naming the path that
+    `read_arrow` raises (for readers that go through a file a batch at a time)."""
     try:
-        return pq.read_table(path, columns=columns, filters=filters)
+        yield
     except FileNotFoundError:
-        raise DataError(f"artifact {path} does not exist; run `b2g run` to build it",
+        raise DataError(f"artifact {Path(path)} does not exist; run `b2g run` to build it",
                         code="ARTIFACT_MISSING") from None
     except (OSError, pa_arrow.ArrowException) as exc:
-        raise DataError(f"artifact {path} is not a readable Parquet file ({exc})",
+        raise DataError(f"artifact {Path(path)} is not a readable Parquet file ({exc})",
                         code="ARTIFACT_CORRUPT") from None
 
 

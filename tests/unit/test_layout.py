@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from bib2graph.errors import DataError
 from bib2graph.networks.layout import layout
+from bib2graph.networks.schema import EDGES, LAYOUT, NODES
+from bib2graph.phases import run_layout
+from bib2graph.skips import Skips
+from bib2graph.tables import read_table, write_table
+
+from .layout_reference import layout as layout_before
 
 
 def clustered(n_clusters: int = 4, size: int = 30, p_in: float = 0.3, bridges: int = 3, seed: int = 0):
@@ -67,3 +75,81 @@ def test_small_and_degenerate_networks(n, edges):
 def test_unknown_algorithm_is_refused():
     with pytest.raises(ValueError, match="unknown layout algorithm"):
         layout(2, [0], [1], algorithm="kk")
+
+
+def arcs(n: int = 400, m: int = 3000, seed: int = 1):
+    """Random arcs within groups of 40 and across: repeats, both directions, self-loops, isolates."""
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, n - 20, m)
+    t = np.where(rng.random(m) < 0.8, s // 40 * 40 + rng.integers(0, 40, m), rng.integers(0, n - 20, m)) % (n - 20)
+    return n, s, t, rng.random(m) * 5 + 0.1, rng.integers(1, 12, n)
+
+
+def undirected_table(n, s, t, w):
+    """The same edges as a network job writes an undirected table: each once, source < target, sorted."""
+    key, first = np.unique(np.minimum(s, t) * n + np.maximum(s, t), return_index=True)
+    keep = key // n != key % n
+    return (key // n)[keep].astype(np.int32), (key % n)[keep].astype(np.int32), w[first[keep]]
+
+
+@pytest.mark.parametrize("case", ["arcs", "unweighted", "undirected table", "reversed table"])
+def test_the_coordinates_are_those_before_the_edges_were_held_once(case):
+    n, s, t, w, c = arcs()
+    if case == "unweighted":
+        w, c = None, None
+    elif case != "arcs":
+        s, t, w = undirected_table(n, s, t, w)
+        if case == "reversed table":
+            s, t, w = t[::-1], s[::-1], w[::-1]
+    assert layout(n, s, t, w, c, seed=5, iterations=40).tobytes() == \
+        layout_before(n, s, t, w, c, seed=5, iterations=40).tobytes()
+
+
+def _network_tables(folder, n, s, t, w, c):
+    ids = pd.Series([f"W{k:05d}" for k in range(n)], dtype="str")
+    zeros = np.zeros(n)
+    nodes = pd.DataFrame({"node_id": ids, "label": ids, "occurrences": 1, "year": 2000, "mean_year": zeros,
+                          "doi": None, "in_corpus": True, "degree": 0, "strength": zeros, "link_strength": zeros,
+                          "pagerank": zeros, "betweenness": zeros, "eigenvector": zeros, "cluster": c,
+                          "cluster_label": None, "silhouette": zeros})
+    write_table(nodes, NODES, folder / "nodes.parquet")
+    write_table(pd.DataFrame({"source": ids[s].to_numpy(), "target": ids[t].to_numpy(), "count": w, "weight": w}),
+                EDGES, folder / "edges.parquet")
+    return {"nodes": str(folder / "nodes.parquet"), "edges": str(folder / "edges.parquet")}
+
+
+def test_the_layout_job_reads_its_edges_as_codes_and_writes_the_bytes_of_before(tmp_path):
+    """The job's Parquet file is the one the pandas reading (string IDs, get_indexer) and the layout of
+    before gave; its edges as the network job writes them, and as arcs both ways."""
+    n, s, t, w, c = arcs()
+    spec = {"layout": {"algorithm": "fr", "seed": 3, "iterations": 30}}
+    pairs = pd.DataFrame({"s": s, "t": t, "w": w}).drop_duplicates(["s", "t"])
+    for name, edges in {"undirected": undirected_table(n, s, t, w), "arcs": (pairs.s, pairs.t, pairs.w)}.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        inp = _network_tables(folder, n, *edges, c)
+        counts = run_layout(spec, "citation", inp, {"layout": str(folder / "layout.parquet")}, Skips())
+        nodes, table = read_table(inp["nodes"], NODES), read_table(inp["edges"], EDGES)
+        ids = pd.Index(nodes["node_id"])
+        xy = layout_before(n, ids.get_indexer(table["source"]), ids.get_indexer(table["target"]),
+                           table["weight"].to_numpy(), nodes["cluster"].to_numpy(dtype="int64"), seed=3, iterations=30)
+        write_table(pd.DataFrame({"node_id": nodes["node_id"], "x": xy[:, 0], "y": xy[:, 1]}), LAYOUT,
+                    folder / "before.parquet")
+        assert (folder / "layout.parquet").read_bytes() == (folder / "before.parquet").read_bytes(), name
+        assert counts == {"nodes": n, "edges": len(table)}
+
+
+@pytest.mark.parametrize("broken", ["stranger", "weight"])
+def test_an_edge_table_that_is_not_the_networks_is_refused(tmp_path, broken):
+    n, s, t, w, c = arcs(n=60, m=200)
+    s, t, w = undirected_table(n, s, t, w)
+    inp = _network_tables(tmp_path, n, s, t, w, c)
+    edges = read_table(inp["edges"], EDGES)
+    if broken == "stranger":
+        edges.loc[0, "source"] = "W99999"
+    else:
+        edges.loc[0, "weight"] = 0.0
+    edges.to_parquet(inp["edges"])
+    with pytest.raises(DataError, match="not a node" if broken == "stranger" else "not positive"):
+        run_layout({"layout": {"algorithm": "fr", "seed": 1, "iterations": 5}}, "coupling", inp,
+                   {"layout": str(tmp_path / "layout.parquet")}, Skips())

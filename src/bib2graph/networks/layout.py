@@ -1,7 +1,10 @@
 """Map coordinates of a network: a seeded, cluster-aware force-directed layout with packed components.
 
 Light on purpose (numpy and igraph only, no pandas): the layout job reads two columns of the node
-table and three of the edge table and writes three columns.
+table and three of the edge table and writes three columns. Lean on purpose too: the edges are held
+once, as int32 codes and float64 weights grouped by component (each component's edges a slice, not a
+copy), beside the igraph graph of the component being laid out (32 bytes per edge) and the weights igraph
+reads from the array (8); docs/networks.md, "Scheduling", gives the bytes per edge.
 """
 
 from __future__ import annotations
@@ -57,22 +60,13 @@ def layout(n: int, source, target, weight=None, clusters=None, *, algorithm: str
         return np.zeros((0, 2))
     i, j, w = _simple_edges(n, source, target, weight)
     clusters = np.zeros(n, dtype=np.int64) if clusters is None else np.asarray(clusters, dtype=np.int64)
-    component, count = _components(n, i, j)
-    sizes = np.bincount(component, minlength=count)
-    first = np.full(count, n, dtype=np.int64)
-    np.minimum.at(first, component, np.arange(n, dtype=np.int64))
-    rank = np.lexsort((first, -sizes))                     # components largest first, then by first node
-    nodes_of = np.argsort(component, kind="stable")        # nodes grouped by component, in node order
-    starts = np.r_[0, np.cumsum(sizes)]
-    edge_order = np.argsort(component[i], kind="stable")
-    edge_starts = np.r_[0, np.cumsum(np.bincount(component[i], minlength=count))]
-    local = np.empty(n, dtype=np.int64)
-    local[nodes_of] = np.arange(n) - np.repeat(starts[:-1], sizes)
+    component, count, rank, nodes_of, starts, local = _ranked(n, i, j)
+    i, j, w, edge_starts = _by_component(component, count, local, i, j, w)
     pieces = []
     for r, c in enumerate(rank):
         members = nodes_of[starts[c]:starts[c + 1]]
-        edges = edge_order[edge_starts[c]:edge_starts[c + 1]]
-        xy = _component_layout(len(members), local[i[edges]], local[j[edges]], w[edges], clusters[members],
+        edges = slice(edge_starts[c], edge_starts[c + 1])
+        xy = _component_layout(len(members), i[edges], j[edges], w[edges], clusters[members],
                                np.random.default_rng([seed, r]), seed, iterations)
         pieces.append((members, xy))
     out = np.zeros((n, 2))
@@ -82,17 +76,63 @@ def layout(n: int, source, target, weight=None, clusters=None, *, algorithm: str
 
 
 def _simple_edges(n: int, source, target, weight) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Undirected edges ``i < j`` without repeats (weights summed) and weights scaled to median 1."""
-    s = np.asarray(source, dtype=np.int64)
-    t = np.asarray(target, dtype=np.int64)
+    """Undirected edges ``i < j`` without repeats (weights summed), in order of ``(i, j)``, as int32 codes
+    (int64 from 2^31 nodes), and weights scaled to median 1. Edges that are so already (an undirected
+    network's table: each edge once, source < target, sorted) are taken as they are, without a copy."""
+    dtype = np.int32 if n < 2 ** 31 else np.int64
+    s, t = np.asarray(source).astype(dtype, copy=False), np.asarray(target).astype(dtype, copy=False)
     w = np.ones(len(s)) if weight is None else np.asarray(weight, dtype=np.float64)
-    keep = s != t
-    a, b, w = np.minimum(s, t)[keep], np.maximum(s, t)[keep], w[keep]
-    key, inverse = np.unique(a * np.int64(n) + b, return_inverse=True)
-    w = np.bincount(inverse.ravel(), weights=w, minlength=len(key))
+    if not _simple(n, s, t):
+        s, t, w = _merged(n, s, t, w)
     if len(w):
         w = np.clip(w / np.median(w), 1 / _MAX_WEIGHT_RATIO, _MAX_WEIGHT_RATIO)
-    return key // n, key % n, w
+    return s, t, w
+
+
+def _simple(n: int, s: np.ndarray, t: np.ndarray) -> bool:
+    """Whether every edge has ``s < t`` and the pairs strictly increase: then merging would change nothing
+    (each weight summed alone), and the edges need no copy."""
+    if not (s < t).all():
+        return False
+    key = s.astype(np.int64) * n + t
+    return bool((key[1:] > key[:-1]).all())
+
+
+def _merged(n: int, s: np.ndarray, t: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Edges ``i < j`` in order, each once with the summed weights of its arcs and parallel edges (in
+    their order), self-loops left out."""
+    keep = s != t
+    a, b, w = np.minimum(s, t)[keep], np.maximum(s, t)[keep], w[keep]
+    key, inverse = np.unique(a.astype(np.int64) * n + b, return_inverse=True)
+    w = np.bincount(inverse.ravel(), weights=w, minlength=len(key))
+    return (key // n).astype(s.dtype), (key % n).astype(s.dtype), w
+
+
+def _by_component(component: np.ndarray, count: int, local: np.ndarray, i, j, w):
+    """The edges grouped by component (in their order within each) with the codes of their nodes within
+    it, and where each component's edges start: one copy of the edges, of which each component's are a
+    slice (grouping them as each is laid out would hold a second copy of the largest)."""
+    of_edge = component[i]
+    order = np.argsort(of_edge, kind="stable")
+    starts = np.r_[0, np.cumsum(np.bincount(of_edge, minlength=count))]
+    del of_edge
+    return local[i[order]], local[j[order]], w[order], starts
+
+
+def _ranked(n: int, i: np.ndarray, j: np.ndarray):
+    """The component of each node and their number; the components' order (largest first, then by first
+    node); the nodes grouped by component in node order, where each component's start; and each node's
+    code within its component (of the dtype of `i`)."""
+    component, count = _components(n, i, j)
+    sizes = np.bincount(component, minlength=count)
+    first = np.full(count, n, dtype=np.int64)
+    np.minimum.at(first, component, np.arange(n, dtype=np.int64))
+    rank = np.lexsort((first, -sizes))
+    nodes_of = np.argsort(component, kind="stable")
+    starts = np.r_[0, np.cumsum(sizes)]
+    local = np.empty(n, dtype=i.dtype)
+    local[nodes_of] = np.arange(n) - np.repeat(starts[:-1], sizes)
+    return component, count, rank, nodes_of, starts, local
 
 
 def _components(n: int, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, int]:
@@ -113,20 +153,28 @@ def _component_layout(size: int, i, j, w, clusters, rng: np.random.Generator, se
     from .graph import igraph_from_codes
 
     start = _initial(size, i, j, w, clusters, rng, seed)
-    w = np.where(clusters[i] != clusters[j], w * _BETWEEN, w)
     graph = igraph_from_codes(size, i, j)   # pairs from an iterator: no Python object per edge at once
-    with _igraph_random(seed):
-        xy = np.asarray(graph.layout_fruchterman_reingold(weights=w.tolist(), niter=iterations,
+    w = _pulls(i, j, w, clusters)
+    with _igraph_random(seed):              # weights as an array: igraph reads it without a Python list
+        xy = np.asarray(graph.layout_fruchterman_reingold(weights=w, niter=iterations,
                                                           seed=start.tolist(), grid="auto").coords)
     xy = xy - xy.mean(axis=0)
     rms = np.sqrt((xy ** 2).sum(axis=1).mean())
     return xy * (np.sqrt(size) / 2 / rms) if rms > 0 else xy
 
 
+def _pulls(i: np.ndarray, j: np.ndarray, w: np.ndarray, clusters: np.ndarray) -> np.ndarray:
+    """The attraction of each edge: its weight, × 0.3 between two clusters. Computed after the graph is
+    built (igraph's construction is the job's peak) and in place in one copy of the weights."""
+    pull = w.copy()
+    pull[clusters[i] != clusters[j]] *= _BETWEEN
+    return pull
+
+
 def _initial(size: int, i, j, w, clusters, rng: np.random.Generator, seed: int) -> np.ndarray:
     """Start positions: each node near the place of its cluster in a layout of the cluster graph."""
     labels, code = np.unique(clusters, return_inverse=True)
-    code = code.ravel()
+    code = code.ravel().astype(np.int32)    # per edge below: 4 bytes, not 8
     k = len(labels)
     members = np.bincount(code, minlength=k).astype(np.float64)
     centre = np.zeros((k, 2))
