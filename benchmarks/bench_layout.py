@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import json
 import subprocess
 import sys
@@ -110,8 +111,8 @@ def vm(field: str) -> float:
 
 def run_job(folder: str, iterations: int) -> None:
     """The layout job on the tables in `folder`, in this (fresh) process: prints seconds and memory."""
-    from bib2graph.networks import layout  # noqa: F401  (imported before the baseline, as igraph)
-    from bib2graph.networks._igraph import ig  # noqa: F401
+    for module in ("bib2graph.networks.layout", "bib2graph.networks._igraph"):   # before the baseline
+        importlib.import_module(module)
     from bib2graph.phases import run_layout
     from bib2graph.skips import Skips
 

@@ -291,8 +291,8 @@ def run_clusters(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) ->
 
 def run_layout(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
     """The map of one network. The edges are read as int32 codes and float weights straight from Parquet
-    (networks.coding.edge_codes), never as a pandas table of string IDs: the job holds them once, beside
-    the igraph graph of each component (docs/networks.md, "Scheduling")."""
+    (networks.coding.edge_codes), never as a pandas table of string IDs, and laid out in place: the job
+    holds them once, beside the igraph graph of each component (docs/networks.md, "Scheduling")."""
     from .networks.coding import edge_codes
     from .networks.layout import layout
     from .networks.schema import LAYOUT, NODES
@@ -301,7 +301,7 @@ def run_layout(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> d
     source, target, weight = edge_codes(inp["edges"], nodes["node_id"])
     params = spec["layout"]
     xy = layout(len(nodes), source, target, weight, nodes["cluster"].to_numpy(dtype="int64"),
-                algorithm=params["algorithm"], seed=params["seed"], iterations=params["iterations"])
+                algorithm=params["algorithm"], seed=params["seed"], iterations=params["iterations"], copy=False)
     write_table(pd.DataFrame({"node_id": nodes["node_id"], "x": xy[:, 0], "y": xy[:, 1]}), LAYOUT, out["layout"])
     return {"nodes": len(nodes), "edges": len(source)}
 

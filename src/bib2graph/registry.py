@@ -276,10 +276,15 @@ class Demand:
 #: score's other Leiden runs beside the seed's run and PageRank (networks.beside). The export job's second
 #: thread, from 1M to 20M edges, writes the CSV tables (every edge, a chunk at a time) beside the other
 #: formats; above, the child's reads of the network's tables would count twice against what the job asks
-#: (at 41.6M edges: 4.2 GB in the job, 2.6 GB in the child). Other rules: one thread, `base_mb`.
+#: (at 41.6M edges: 4.2 GB in the job, 2.6 GB in the child). The layout job holds its edges once (int32
+#: codes and float64 weights, 16 bytes per edge, grouped by component in place; 32 for a directed table,
+#: whose arcs are merged into a copy) beside igraph's graph of the largest component (32 bytes per edge, 56
+#: while it is built): about 300 MB + 75 bytes per edge (benchmarks/bench_layout.py --job: 410 MB at 1.9M
+#: edges, 941 MB at 9.3M, 3.2 GB at 41.7M, where it peaked at 9.5 GB with a pandas table of string IDs).
+#: Other rules: one thread, `base_mb`.
 DEMANDS = {
     "network": Demand(per_row_kb=2.5, rows_of="references.parquet", two_threads_rows=(100_000, 1_500_000)),
-    "layout": Demand(base_mb=500, per_row_kb=0.25, rows_of="edges.parquet"),
+    "layout": Demand(base_mb=500, per_row_kb=0.1, rows_of="edges.parquet"),
     "export": Demand(per_row_kb=0.2, rows_of="edges.parquet", two_threads_rows=(1_000_000, 20_000_000)),
     "slices": Demand(per_row_kb=2.5, rows_of="references.parquet"),   # one slice's network at a time
 }

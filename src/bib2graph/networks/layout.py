@@ -20,7 +20,7 @@ _BETWEEN = 0.3             # the pull of an edge between two clusters, relative 
 
 
 def layout(n: int, source, target, weight=None, clusters=None, *, algorithm: str = "fr", seed: int = 42,
-           iterations: int = 200, precision: int = 6) -> np.ndarray:
+           iterations: int = 200, precision: int = 6, copy: bool = True) -> np.ndarray:
     """Coordinates ``(n, 2)`` for the nodes 0..n-1 of an (undirected or directed) weighted network.
 
     Definition. Edges are taken undirected; parallel edges and arcs are merged by summing their weights,
@@ -49,6 +49,9 @@ def layout(n: int, source, target, weight=None, clusters=None, *, algorithm: str
     algorithm : ``"fr"`` (the only one so far).
     seed, iterations : the random seed and the number of force-directed steps.
     precision : decimals kept.
+    copy : False lets the layout scale and reorder `source`, `target` and `weight` in place when they are
+        writable numpy arrays (int32 codes, float64 weights) read for it alone, as the layout job's are,
+        rather than hold a second copy of the edges beside them.
 
     Returns
     -------
@@ -58,10 +61,10 @@ def layout(n: int, source, target, weight=None, clusters=None, *, algorithm: str
         raise ValueError(f"unknown layout algorithm {algorithm!r}; known: {list(ALGORITHMS)}")
     if n == 0:
         return np.zeros((0, 2))
-    i, j, w = _simple_edges(n, source, target, weight)
+    i, j, w = _simple_edges(n, source, target, weight, copy)
     clusters = np.zeros(n, dtype=np.int64) if clusters is None else np.asarray(clusters, dtype=np.int64)
     component, count, rank, nodes_of, starts, local = _ranked(n, i, j)
-    i, j, w, edge_starts = _by_component(component, count, local, i, j, w)
+    i, j, w, edge_starts = _by_component(component, count, local, i, j, w, copy)
     pieces = []
     for r, c in enumerate(rank):
         members = nodes_of[starts[c]:starts[c + 1]]
@@ -75,17 +78,19 @@ def layout(n: int, source, target, weight=None, clusters=None, *, algorithm: str
     return _finish(out, precision)
 
 
-def _simple_edges(n: int, source, target, weight) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _simple_edges(n: int, source, target, weight, copy: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Undirected edges ``i < j`` without repeats (weights summed), in order of ``(i, j)``, as int32 codes
     (int64 from 2^31 nodes), and weights scaled to median 1. Edges that are so already (an undirected
-    network's table: each edge once, source < target, sorted) are taken as they are, without a copy."""
+    network's table: each edge once, source < target, sorted) are taken as they are, without a copy, and
+    without `copy` their weights are scaled in place."""
     dtype = np.int32 if n < 2 ** 31 else np.int64
     s, t = np.asarray(source).astype(dtype, copy=False), np.asarray(target).astype(dtype, copy=False)
     w = np.ones(len(s)) if weight is None else np.asarray(weight, dtype=np.float64)
     if not _simple(n, s, t):
         s, t, w = _merged(n, s, t, w)
     if len(w):
-        w = np.clip(w / np.median(w), 1 / _MAX_WEIGHT_RATIO, _MAX_WEIGHT_RATIO)
+        w = np.divide(w, np.median(w), out=None if copy else w)
+        np.clip(w, 1 / _MAX_WEIGHT_RATIO, _MAX_WEIGHT_RATIO, out=w)
     return s, t, w
 
 
@@ -108,15 +113,19 @@ def _merged(n: int, s: np.ndarray, t: np.ndarray, w: np.ndarray) -> tuple[np.nda
     return (key // n).astype(s.dtype), (key % n).astype(s.dtype), w
 
 
-def _by_component(component: np.ndarray, count: int, local: np.ndarray, i, j, w):
+def _by_component(component: np.ndarray, count: int, local: np.ndarray, i, j, w, copy: bool = True):
     """The edges grouped by component (in their order within each) with the codes of their nodes within
-    it, and where each component's edges start: one copy of the edges, of which each component's are a
-    slice (grouping them as each is laid out would hold a second copy of the largest)."""
+    it, and where each component's edges start: each component's edges are a slice (grouping them as each
+    is laid out would hold a second copy of the largest), in a copy or, without `copy`, in place."""
     of_edge = component[i]
     order = np.argsort(of_edge, kind="stable")
     starts = np.r_[0, np.cumsum(np.bincount(of_edge, minlength=count))]
     del of_edge
-    return local[i[order]], local[j[order]], w[order], starts
+    if copy:
+        return local[i[order]], local[j[order]], w[order], starts
+    for values, codes in ((i, local), (j, local), (w, None)):
+        values[:] = values[order] if codes is None else codes[values[order]]
+    return i, j, w, starts
 
 
 def _ranked(n: int, i: np.ndarray, j: np.ndarray):
