@@ -432,16 +432,20 @@ def _cited_table(refs: _References, resolved: dict[str, str], references: pd.Dat
     for identity, work_id in resolved.items():
         if work_id.startswith("REF:") and (work_id not in label_of or work_id == _ref_id(identity)):
             label_of[work_id] = identity
-    rows = []
-    for work_id, identity in label_of.items():
-        parsed = refs.parsed[identity]
-        rows.append({"work_id": work_id, "identity": identity, "raw": refs.raw(identity),
-                     "first_author": _label_author(parsed), "year": getattr(parsed, "year", None),
-                     "title": getattr(parsed, "title", None) if parsed else refs.raw(identity),
-                     "venue": getattr(parsed, "source", None), "volume": getattr(parsed, "volume", None),
-                     "page": getattr(parsed, "page", None), "doi": getattr(parsed, "doi", None),
-                     "pmid": getattr(parsed, "pmid", None), "citing": int(citing.get(work_id, 0))})
-    table = pd.DataFrame(rows, columns=list(SOURCE_REFS.columns))
+    ids = list(label_of)         # columns, not a dict per row: a field's export has millions of REF works
+    identities = [label_of[w] for w in ids]
+    parsed = [refs.parsed[i] for i in identities]
+    raw = [refs.raw(i) for i in identities]
+
+    def attr(name: str) -> list:
+        return [getattr(p, name, None) for p in parsed]
+    table = pd.DataFrame({
+        "work_id": ids, "identity": identities, "raw": raw, "first_author": [_label_author(p) for p in parsed],
+        "year": attr("year"), "title": [getattr(p, "title", None) if p else r for p, r in zip(parsed, raw)],
+        "venue": attr("source"), "volume": attr("volume"), "page": attr("page"), "doi": attr("doi"),
+        "pmid": attr("pmid"),
+        "citing": pd.Series(ids, dtype=object).map(citing).fillna(0).astype("int64").to_numpy()},
+        columns=list(SOURCE_REFS.columns))
     return conform(table.drop_duplicates("work_id"), SOURCE_REFS)
 
 
