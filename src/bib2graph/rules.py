@@ -8,6 +8,7 @@ turns a bib2graph error into `results/logs/<job>.error.json` (code, message, exi
 from __future__ import annotations
 
 import logging
+import reprlib
 import resource
 import signal
 import sys
@@ -20,6 +21,11 @@ from .atomic import write_json
 from .errors import INTERNAL_EXIT, B2GError
 from .paths import ERROR_DIR
 from .service.envelope import as_error
+
+#: the job's counts as its log line shows them: a few items of each list (the sources job lists up to
+#: 1,000 unparsed references); the manifest holds them all
+_BRIEF = reprlib.Repr()
+_BRIEF.maxlist, _BRIEF.maxdict, _BRIEF.maxstring, _BRIEF.maxother, _BRIEF.maxlevel = 3, 40, 200, 200, 4
 
 
 def error_file(job_name: str) -> Path:
@@ -73,7 +79,7 @@ def run_job(smk: Any) -> None:
         start = time.perf_counter()
         counts = _dispatch(smk)
         logging.getLogger("bib2graph").info("%s done in %.1f s, peak memory %.0f MB: %s", job_name,
-                                            time.perf_counter() - start, _peak_mb(), counts)
+                                            time.perf_counter() - start, _peak_mb(), _BRIEF.repr(counts))
     except KeyboardInterrupt:   # Ctrl-C or SIGTERM: temporary files are gone already; no traceback
         logging.getLogger("bib2graph").error("%s interrupted", job_name)
         print(f"bib2graph: {job_name} interrupted", file=sys.stderr)
