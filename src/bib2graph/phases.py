@@ -118,15 +118,22 @@ def run_chain(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> d
     seeds = read_table(inp["seeds"], SEEDS)
     try:
         result = chain(source, list(seeds["work_id"]), spec["chain"])
-        pool = source.records(list(seeds["work_id"]) + result.admitted)
+        pooled = list(seeds["work_id"]) + result.admitted
+        # every work of a files universe and none pending: its tables are the pool, copied unread
+        copied = (not inp["pending"] and isinstance(source, FileUniverse)
+                  and source.copy_whole(pooled, _folder(out["pool"])))
+        pool = None if copied else source.records(pooled)
     finally:
         source.close()
-    pool, candidates = _with_monitored(pool, result.candidates, len(result.rounds) + 1, inp["pending"], skips)
+    if pool is None:
+        candidates, size = result.candidates, len(pooled)
+    else:
+        pool, candidates = _with_monitored(pool, result.candidates, len(result.rounds) + 1, inp["pending"], skips)
+        pool.write(_folder(out["pool"]))
+        size = len(pool.works)
     write_table(candidates, CANDIDATES, out["candidates"])
-    pool.write(_folder(out["pool"]))
     return {"candidates": len(candidates), "admitted": len(result.admitted),
-            "monitored": int((candidates["direction"] == "monitor").sum()),
-            "pool": len(pool.works), "rounds": result.rounds}
+            "monitored": int((candidates["direction"] == "monitor").sum()), "pool": size, "rounds": result.rounds}
 
 
 def _with_monitored(pool: Bundle, candidates, round_no: int, pending_paths: list[str], skips: Skips):

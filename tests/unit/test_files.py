@@ -307,3 +307,22 @@ def test_a_universe_read_from_the_sources_tables_reads_the_bundle_only_when_aske
         pd.testing.assert_frame_equal(getattr(everything, name), getattr(whole.bundle.subset(sorted(whole.ids)), name))
     everything.works = everything.works.iloc[:0]          # the caller's copy: the universe keeps its works
     assert len(read.bundle.works) == len(whole.ids)
+
+
+def test_a_pool_of_the_whole_universe_is_its_tables_copied_byte_for_byte(tmp_path):
+    """seed.all without chaining pools every work: the chain job copies the universe's files unread, and
+    they must be the bytes records() and Bundle.write give; any other pool is refused and nothing written."""
+    from bib2graph.tables import SOURCE_REFS, empty, write_table
+
+    universe = tmp_path / "sources"
+    FileUniverse.from_files([DEMO_ZIP]).bundle.write(universe)
+    write_table(empty(SOURCE_REFS), SOURCE_REFS, universe / "cited.parquet")
+    read = FileUniverse.read(universe, universe / "cited.parquet")
+    every = sorted(read.ids)
+    assert not read.copy_whole(every[1:], tmp_path / "part") and not (tmp_path / "part").exists()
+    assert not read.copy_whole(every + ["W0"], tmp_path / "more") and not (tmp_path / "more").exists()
+    assert read.copy_whole(list(reversed(every)), tmp_path / "copied")
+    assert "bundle" not in vars(read)                       # copied, not read
+    read.records(every).write(tmp_path / "written")
+    for name in ("works", "authorships", "affiliations", "references", "terms"):
+        assert (tmp_path / "copied" / f"{name}.parquet").read_bytes() == (tmp_path / "written" / f"{name}.parquet").read_bytes()

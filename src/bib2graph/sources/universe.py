@@ -19,7 +19,9 @@ from ..errors import DataError
 from ..skips import Skips
 import pandas as pd
 
-from ..tables import AUTHORSHIPS, SOURCE_REFS, WORKS, Bundle, conform, read_columns, read_table
+from ..atomic import copy_file
+from ..tables import (AUTHORSHIPS, BUNDLE_TABLES, SOURCE_REFS, WORKS, Bundle, conform, read_columns,
+                      read_table)
 
 
 def _first_work(works: pd.DataFrame, column: str) -> dict[str, str]:
@@ -39,6 +41,7 @@ class FileUniverse:
         """`bundle` and `refs` are the tables or functions reading them when first needed; `index` (the
         works' IDs, DOIs and PMIDs) spares the whole bundle to a job that only looks works up (`read`)."""
         self._bundle, self._cited = bundle, refs
+        self.folder: Path | None = None      # where the tables are (`read`): a whole pool is a copy of them
         works = self.bundle.works if index is None else index
         self.ids = set(works["work_id"])
         self.by_doi = _first_work(works, "doi")
@@ -48,8 +51,21 @@ class FileUniverse:
     def read(cls, folder: str | Path, cited: str | Path) -> "FileUniverse":
         """The universe the `sources` job wrote to `folder` (and `cited`), each table read when first
         needed: the seed job looks up IDs, DOIs and PMIDs, and never holds a million works' references."""
-        return cls(lambda: Bundle.read(folder), lambda: read_table(cited, SOURCE_REFS),
-                   index=read_columns(Path(folder) / "works.parquet", WORKS, ["doi", "pmid"]))
+        universe = cls(lambda: Bundle.read(folder), lambda: read_table(cited, SOURCE_REFS),
+                       index=read_columns(Path(folder) / "works.parquet", WORKS, ["doi", "pmid"]))
+        universe.folder = Path(folder)
+        return universe
+
+    def copy_whole(self, work_ids: list[str], folder: str | Path) -> bool:
+        """Write the bundle of `work_ids` to `folder` by copying the universe's table files, without
+        reading them, when `work_ids` are all its works and nothing else (`seed.all` without chaining: a
+        whole field's pool); False, and nothing written, otherwise. The bytes are those `records` and
+        `Bundle.write` would give: the same checked tables, written by the same writer."""
+        if self.folder is None or len(set(work_ids)) != len(self.ids) or not self.ids.issuperset(work_ids):
+            return False
+        for name in BUNDLE_TABLES:
+            copy_file(self.folder / f"{name}.parquet", Path(folder) / f"{name}.parquet", keep_times=False)
+        return True
 
     @cached_property
     def bundle(self) -> Bundle:
