@@ -138,10 +138,11 @@ def peak_mb() -> float:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def import_run(path: Path, scratch: Path) -> tuple[float, list, float, dict[str, str]]:
+def import_run(path: Path, scratch: Path) -> tuple[float, list, float, list[tuple[str, float, float]]]:
     """`b2g run corpus` on the export, watched: (seconds, every process's peak, the exact largest peak,
-    each job's log line with its own peak)."""
+    each job's seconds and own peak from its log)."""
     import yaml
+    from bench_snapshot_workflow import jobs_table
     from process_peaks import run_watched
 
     ws = scratch / "workspace"
@@ -156,12 +157,7 @@ def import_run(path: Path, scratch: Path) -> tuple[float, list, float, dict[str,
     seconds = time.perf_counter() - start
     if code:
         sys.exit(f"b2g run corpus failed (exit {code}); see {ws}/.snakemake/log")
-    jobs = {}
-    for log in sorted((ws / "results/logs").glob("*.log")):
-        found = re.search(r"done in ([\d.]+ s), peak memory (\d+ MB)", log.read_text(encoding="utf-8"))
-        if found:
-            jobs[log.stem] = f"{found.group(1)}, {found.group(2)}"
-    return seconds, peaks, exact, jobs
+    return seconds, peaks, exact, jobs_table(ws)
 
 
 def role(command: str) -> str:
@@ -222,13 +218,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if within else 1
 
 
-def show_import_run(seconds: float, peaks: list, exact: float, jobs: dict[str, str]) -> bool:
+def show_import_run(seconds: float, peaks: list, exact: float, jobs: list[tuple[str, float, float]]) -> bool:
     """Print every process's peak; True when all are within the limit."""
     print(f"\nb2g run corpus on the export: {seconds:.0f} s; the peak of every process of the run (MiB):")
     for p in peaks:
         flag = "  ABOVE 1 GiB" if p.peak_mb > MEMORY_LIMIT_MB else ""
         print(f"{p.peak_mb:>8.0f}  pid {p.pid:<7} {role(p.command)}{flag}")
-    print("each job's own peak, from its log: " + "; ".join(f"{k} {v}" for k, v in jobs.items()))
+    print("each job's own peak, from its log: " + "; ".join(f"{job} {s:.1f} s, {mb:.0f} MB" for job, s, mb in jobs))
     largest = max((p.peak_mb for p in peaks), default=0.0)
     if exact > largest + 1:
         print(f"(a process the polling missed peaked at {exact:.0f} MiB: getrusage's largest)")

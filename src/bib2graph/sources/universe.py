@@ -37,11 +37,11 @@ class FileUniverse:
     """The works of a set of OpenAlex Work files, indexed for look-up and chaining."""
 
     def __init__(self, bundle: Bundle | Callable[[], Bundle], refs: pd.DataFrame | None | Callable[[], Any] = None,
-                 index: pd.DataFrame | None = None) -> None:
+                 index: pd.DataFrame | None = None, folder: Path | None = None) -> None:
         """`bundle` and `refs` are the tables or functions reading them when first needed; `index` (the
-        works' IDs, DOIs and PMIDs) spares the whole bundle to a job that only looks works up (`read`)."""
-        self._bundle, self._cited = bundle, refs
-        self.folder: Path | None = None      # where the tables are (`read`): a whole pool is a copy of them
+        works' IDs, DOIs and PMIDs) spares the whole bundle to a job that only looks works up, and `folder`
+        holds the tables' files, which a pool of every work copies (`read`)."""
+        self._bundle, self._cited, self.folder = bundle, refs, folder
         works = self.bundle.works if index is None else index
         self.ids = set(works["work_id"])
         self.by_doi = _first_work(works, "doi")
@@ -51,17 +51,15 @@ class FileUniverse:
     def read(cls, folder: str | Path, cited: str | Path) -> "FileUniverse":
         """The universe the `sources` job wrote to `folder` (and `cited`), each table read when first
         needed: the seed job looks up IDs, DOIs and PMIDs, and never holds a million works' references."""
-        universe = cls(lambda: Bundle.read(folder), lambda: read_table(cited, SOURCE_REFS),
-                       index=read_columns(Path(folder) / "works.parquet", WORKS, ["doi", "pmid"]))
-        universe.folder = Path(folder)
-        return universe
+        return cls(lambda: Bundle.read(folder), lambda: read_table(cited, SOURCE_REFS),
+                   index=read_columns(Path(folder) / "works.parquet", WORKS, ["doi", "pmid"]), folder=Path(folder))
 
     def copy_whole(self, work_ids: list[str], folder: str | Path) -> bool:
         """Write the bundle of `work_ids` to `folder` by copying the universe's table files, without
         reading them, when `work_ids` are all its works and nothing else (`seed.all` without chaining: a
         whole field's pool); False, and nothing written, otherwise. The bytes are those `records` and
         `Bundle.write` would give: the same checked tables, written by the same writer."""
-        if self.folder is None or len(set(work_ids)) != len(self.ids) or not self.ids.issuperset(work_ids):
+        if self.folder is None or set(work_ids) != self.ids:
             return False
         for name in BUNDLE_TABLES:
             copy_file(self.folder / f"{name}.parquet", Path(folder) / f"{name}.parquet", keep_times=False)
