@@ -385,8 +385,10 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
 
 def _export_bibliography(spec: dict, kind: str, inp: Named, net, corpus: Bundle, folder: Path) -> None:
     """The network's corpus works in reading order, tagged with their clusters; item networks find a
-    work's items as the network job did (thesaurus included)."""
-    from .export.bibliography import network_entries, write_bibliography
+    work's items as the network job did (thesaurus included). Written by columns from the corpus's
+    tables (export/bibliography_columns.py)."""
+    from .export.bibliography import network_order
+    from .export.bibliography_columns import write_network_bibliography
     from .export.reading import PAPER_KINDS
     from .networks.item_networks import item_rows
 
@@ -395,8 +397,10 @@ def _export_bibliography(spec: dict, kind: str, inp: Named, net, corpus: Bundle,
         params = dict(spec["network"])
         params["thesaurus"] = inp["thesaurus"][0] if inp.get("thesaurus") else None
         items = item_rows(kind, corpus, params)[0][["work_id", "item_id"]]
-    write_bibliography(network_entries(kind, net.nodes, corpus, items),
-                       [folder / f"bibliography{suffix}" for suffix in (".bib", ".ris", ".csl.json")])
+    tables = _folder(inp["corpus"])
+    write_network_bibliography(tables / "works.parquet", tables / "authorships.parquet",
+                               network_order(kind, net.nodes, items),
+                               [folder / f"bibliography{suffix}" for suffix in (".bib", ".ris", ".csl.json")])
 
 
 def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 writers it replaced in the corpus job (`write_bibliography_chunks(table_entry_chunks(…))`): on real works,
 on hostile ones, at every chunk boundary, and on drawn tables of nasty text (braces, backslashes, TeX
 specials and ligatures, every kind of white space, control characters, non-BMP text, names with
-particles, suffixes and commas, odd types, years and dates, IDs that need escaping)."""
+particles, suffixes and commas, odd types, years and dates, IDs that need escaping). A network's
+bibliography (`write_network_bibliography`: reading order, cluster tags, notes) likewise writes the bytes of
+`write_bibliography(network_entries(…))`, on real networks and on drawn orders, tags and notes."""
 
 from __future__ import annotations
 
@@ -15,11 +17,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bib2graph.export.bibliography import split_name, table_entry_chunks, write_bibliography_chunks
-from bib2graph.export.bibliography_columns import write_corpus_bibliography
+from bib2graph.export.bibliography import (entries_of, network_entries, network_order, split_name,
+                                           table_entry_chunks, write_bibliography, write_bibliography_chunks)
+from bib2graph.export.bibliography_columns import write_corpus_bibliography, write_network_bibliography
+from bib2graph.networks import build
+from bib2graph.networks.item_networks import item_rows
 from bib2graph.sources.files import read_work_objects
 from bib2graph.sources.records import bundle_from_works
-from bib2graph.tables import AUTHORSHIPS, WORKS, Bundle, write_table
+from bib2graph.tables import AUTHORSHIPS, WORKS, Bundle, read_table, write_table
 
 from .test_bibliography import DONNERS, _hostile_works
 
@@ -44,6 +49,20 @@ def _assert_same(folder: Path, size: int) -> dict[str, bytes]:
     return {suffix: old for suffix, (old, _new) in both.items()}
 
 
+def _assert_same_network(folder: Path, order: pd.DataFrame, size: int, entries: list) -> dict:
+    """The network bibliography of `order` over the tables in `folder` both ways (`entries`: the per-entry
+    writers' entries of it), per format: the same bytes."""
+    works, authorships = folder / "works.parquet", folder / "authorships.parquet"
+    old, new = ([folder / f"{name}{suffix}" for suffix in SUFFIXES] for name in ("net-old", "net-new"))
+    write_bibliography(entries, old)
+    assert write_network_bibliography(works, authorships, order, new, size) == len(entries)
+    files = {}
+    for suffix, o, n in zip(SUFFIXES, old, new):
+        assert n.read_bytes() == o.read_bytes(), f"{suffix} differs: {_first_difference(o.read_bytes(), n.read_bytes())}"
+        files[suffix] = o.read_bytes()
+    return files
+
+
 def _first_difference(old: bytes, new: bytes) -> str:
     at = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
     return f"at byte {at}: old {old[max(0, at - 60):at + 60]!r}, new {new[max(0, at - 60):at + 60]!r}"
@@ -62,6 +81,21 @@ def test_real_and_hostile_works_give_the_same_bytes(real_tables, size):
     files = _assert_same(real_tables, size)
     assert files[".bib"].count(b"\n@") == 258 + 10 - 1 and files[".ris"].count(b"ER  - \n") == 268
     assert b"\\textbackslash{}" in files[".bib"] and b"van der Berg" in files[".bib"]
+
+
+@pytest.mark.parametrize("kind", ["coupling", "cocitation", "coauthorship", "keywords"])
+def test_a_networks_bibliography_gives_the_per_entry_bytes(real_tables, kind):
+    """Real networks of the real and hostile works: reading order, tags and notes as `network_entries` has
+    them (co-citation nodes outside the corpus are left out), at chunks of 37 works and of all."""
+    corpus = Bundle.read(real_tables)
+    net = build(kind, corpus, {}, {"stability_runs": 1})
+    items = None if kind in ("coupling", "cocitation") else item_rows(kind, corpus, {})[0][["work_id", "item_id"]]
+    order = network_order(kind, net.nodes, items)
+    entries = network_entries(kind, net.nodes, corpus, items)
+    assert 0 < len(entries) <= len(order)
+    for size in (37, 20_000):
+        files = _assert_same_network(real_tables, order, size, entries)
+    assert files[".ris"].count(b"KW  - b2g:cluster-") >= len(entries) and files[".bib"].count(b"  note = {") == len(entries)
 
 
 def test_no_works_gives_the_empty_files(tmp_path):
@@ -160,3 +194,24 @@ def test_name_forms_reach_the_kernels_and_python_alike():
                                            "\\{50\\%\\}, Ñúñez García"]
     assert forms["ris"][3].as_py() == "" and forms["ris"][0].as_py() == "AU  - van der Berg, Jan\n"
     assert '"suffix": "Jr."' in forms["csl"][5].as_py() and '"literal": "Madonna"' in forms["csl"][2].as_py()
+
+
+_TAGS = st.lists(st.one_of(_NASTY, st.text(max_size=8), st.just("b2g:cluster-3")), max_size=4)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                       HealthCheck.too_slow])
+@given(tables=_tables(), data=st.data(), size=st.sampled_from([1, 3, 20_000]))
+def test_drawn_network_orders_give_the_same_bytes(tmp_path_factory, tables, data, size):
+    """Any order of some of the works and of IDs the corpus lacks, with drawn tags (blank ones, specials,
+    none) and notes (none, blank, nasty)."""
+    folder = tmp_path_factory.mktemp("drawn-network")
+    works, authorships = tables
+    write_table(works, WORKS, folder / "works.parquet")
+    write_table(authorships, AUTHORSHIPS, folder / "authorships.parquet")
+    ids = data.draw(st.lists(st.one_of(st.sampled_from(list(works["work_id"])), _ID), unique=True, max_size=10))
+    tags, notes = [data.draw(_TAGS) for _ in ids], [data.draw(_TEXT) for _ in ids]
+    entries = entries_of(read_table(folder / "works.parquet", WORKS),
+                         read_table(folder / "authorships.parquet", AUTHORSHIPS), ids, dict(zip(ids, tags)),
+                         dict(zip(ids, notes)))
+    _assert_same_network(folder, pd.DataFrame({"work_id": ids, "tags": tags, "note": notes}), size, entries)

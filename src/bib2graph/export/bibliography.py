@@ -434,27 +434,38 @@ def cluster_tag(cluster) -> str:
     return f"b2g:cluster-{int(cluster)}"
 
 
-def network_entries(kind: str, nodes: pd.DataFrame, corpus: Bundle, items: pd.DataFrame | None = None) -> list[Entry]:
-    """The corpus works of a network in reading order, tagged with their clusters, the note naming their place.
+def network_order(kind: str, nodes: pd.DataFrame, items: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The works of a network's bibliography in reading order: ``work_id``, ``tags`` (their clusters'
+    tags) and ``note`` (their place).
 
     Paper networks: the works are the nodes, in `reading_order`. Item networks (authors, institutions,
     terms): `items` holds the network's ``(work_id, item_id)`` rows; a work comes at the reading position
     of its first-read item and is tagged with the clusters of all its items; works with no item in the
-    network are left out."""
+    network are left out. Nodes outside the corpus keep their place in the numbering (`entries` leaves
+    them out)."""
     from .reading import PAPER_KINDS, reading_order
 
     ranked = reading_order(kind, nodes)
     if kind in PAPER_KINDS:
-        order = list(ranked["node_id"])
-        tags = {r.node_id: [cluster_tag(r.cluster)] for r in ranked.itertuples(index=False)}
-        notes = {r.node_id: f"reading order {n}; cluster {int(r.cluster)}, rank {int(r.rank)}"
-                 for n, r in enumerate(ranked.itertuples(index=False), 1)}
-        return entries(corpus, order, tags, notes)
+        clusters = ranked["cluster"].astype(int).tolist()
+        return pd.DataFrame({
+            "work_id": list(ranked["node_id"]),
+            "tags": [[cluster_tag(c)] for c in clusters],
+            "note": [f"reading order {n}; cluster {c}, rank {int(r)}"
+                     for n, (c, r) in enumerate(zip(clusters, ranked["rank"]), 1)]})
     place = ranked[["node_id", "cluster"]].assign(position=range(len(ranked)))
     rows = items.drop_duplicates().merge(place, left_on="item_id", right_on="node_id")
     works = rows.groupby("work_id").agg(position=("position", "min"), clusters=("cluster", lambda c: sorted(set(c))))
     works = works.reset_index().sort_values(["position", "work_id"], kind="mergesort")
-    order = list(works["work_id"])
-    tags = {r.work_id: [cluster_tag(c) for c in r.clusters] for r in works.itertuples(index=False)}
-    notes = {wid: f"reading order {n}" for n, wid in enumerate(order, 1)}
-    return entries(corpus, order, tags, notes)
+    return pd.DataFrame({"work_id": list(works["work_id"]),
+                         "tags": [[cluster_tag(c) for c in clusters] for clusters in works["clusters"]],
+                         "note": [f"reading order {n}" for n in range(1, len(works) + 1)]})
+
+
+def network_entries(kind: str, nodes: pd.DataFrame, corpus: Bundle, items: pd.DataFrame | None = None) -> list[Entry]:
+    """The corpus works of a network in reading order (`network_order`), tagged with their clusters, the
+    note naming their place: the per-entry form of the network job's bibliography
+    (`bibliography_columns.write_network_bibliography` writes the same bytes by columns)."""
+    order = network_order(kind, nodes, items)
+    return entries(corpus, order["work_id"], dict(zip(order["work_id"], order["tags"])),
+                   dict(zip(order["work_id"], order["note"])))

@@ -15,10 +15,11 @@ where a rule is not a string kernel, and then once per distinct value of the chu
 - the few IDs whose BibTeX key needs ``+HH`` escapes, or that start with ``W`` without being ASCII
   OpenAlex IDs (Python's ``\\d`` and ``$`` are wider than RE2's): those IDs alone.
 
-The corpus entries carry no keywords, notes, volumes, issues or pages (`entries_of` gives none), so
-neither does this writer; network bibliographies, which do, keep the per-entry writers. The tables are
-the corpus job's (key-sorted, written by `write_table`); each batch is sorted by its key again, as
-`conform` sorted it for the per-entry writers.
+Entries carry no volumes, issues or pages (`entries_of` gives none), so neither does this writer. The
+corpus bibliography has no keywords or notes either; a network's (`write_network_bibliography`) has its
+cluster tags as keywords and its reading place as a note, in reading order, not by ID. The tables are the
+corpus job's (key-sorted, written by `write_table`); each batch is sorted by its key again, as `conform`
+sorted it for the per-entry writers.
 """
 
 from __future__ import annotations
@@ -77,9 +78,36 @@ def _sorted_batches(path, columns: list[str], key: list[str], size: int) -> Iter
     reader keeps every range it pre-buffered until it closes (12 MB more a batch, 1 GB at a million works)."""
     for batch in pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=size, columns=columns):
         if batch.num_rows:
-            table = pa.Table.from_batches([batch]).sort_by([(k, "ascending") for k in key]).combine_chunks()
-            yield table.cast(pa.schema([pa.field(f.name, TEXT if pa.types.is_string(f.type) else f.type)
-                                        for f in table.schema]))
+            yield _as_text(pa.Table.from_batches([batch]).sort_by([(k, "ascending") for k in key]).combine_chunks())
+
+
+def _as_text(table: pa.Table) -> pa.Table:
+    """`table` with its string columns as `TEXT`."""
+    return table.cast(pa.schema([pa.field(f.name, TEXT if pa.types.is_string(f.type) else f.type)
+                                 for f in table.schema]))
+
+
+def ordered_chunks(works_path, authorships_path, order, size: int = CHUNK_WORKS) -> Iterator[Chunk]:
+    """Chunks of the works `order` names (a frame of ``work_id``, ``tags``: lists of texts, and ``note``),
+    in its order, `size` works at a time; IDs the works table lacks are left out, as `entries` leaves
+    them. The tables are read whole (a network's works are at most the corpus)."""
+    works = _as_text(pq.read_table(works_path, columns=WORK_COLUMNS, pre_buffer=False).combine_chunks())
+    ids = pa.array(list(order["work_id"]), TEXT, from_pandas=True)
+    rows = pc.index_in(ids, value_set=works["work_id"])
+    present = pc.is_valid(rows)
+    ids, works = ids.filter(present), works.take(rows.filter(present))
+    keywords = pa.array(list(order["tags"]), pa.list_(TEXT), from_pandas=True).filter(present)
+    notes = pa.array(list(order["note"]), TEXT, from_pandas=True).filter(present)
+    authors = _as_text(pq.read_table(authorships_path, columns=AUTHOR_COLUMNS, pre_buffer=False).combine_chunks())
+    place = pc.index_in(authors["work_id"], value_set=ids)
+    authors = authors.append_column("place", place).filter(pc.is_valid(place))
+    authors = authors.sort_by([("place", "ascending"), ("position", "ascending")])
+    places = authors["place"].to_numpy()
+    for start in range(0, len(ids), size):
+        stop = min(start + size, len(ids))
+        first, last = np.searchsorted(places, [start, stop], side="left")
+        yield Chunk(works.slice(start, stop - start), authors.slice(first, last - first).drop_columns(["place"]),
+                    keywords.slice(start, stop - start), notes.slice(start, stop - start))
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -89,12 +117,17 @@ def _sorted_batches(path, columns: list[str], key: list[str], size: int) -> Iter
 class Chunk:
     """A chunk of works and their authorships as the columns the three formats write."""
 
-    def __init__(self, works: pa.Table, authors: pa.Table):
+    def __init__(self, works: pa.Table, authors: pa.Table, keywords: pa.Array | None = None,
+                 notes: pa.Array | None = None):
+        """`authors`: the authorships in the works' order (byline order within a work); `keywords` (a list
+        of texts per work) and `notes` (a text per work), when given, are the entries' tags and notes."""
         self.n = works.num_rows
         self.raw = {name: works[name].combine_chunks() for name in WORK_COLUMNS}
         self.ids = self.raw["work_id"]
         self._lines: dict[str, pa.Array] = {}
         self._authors = authors
+        self.keywords = pa.nulls(self.n, pa.list_(TEXT)) if keywords is None else keywords
+        self.notes = pa.nulls(self.n, TEXT) if notes is None else notes
 
     def line(self, name: str) -> pa.Array:
         """A works column on one line (`one_line`), as BibTeX and RIS write text."""
@@ -146,6 +179,21 @@ class Chunk:
         per_row = pc.take(forms[form], codes)
         return pc.binary_join(pa.ListArray.from_arrays(offsets, per_row), tc.text(separator))
 
+    @cached_property
+    def keyword_text(self) -> pa.Array:
+        """Each work's keywords joined by ``, `` (empty for none), as BibTeX and CSL-JSON write them."""
+        return pc.binary_join(self.keywords, tc.text(", "))
+
+    @cached_property
+    def note_line(self) -> pa.Array:
+        return tc.one_line(self.notes)
+
+    def ris_keywords(self) -> pa.Array:
+        """Each work's ``KW  - keyword`` lines, one per keyword that is not blank on one line."""
+        lines = pc.fill_null(_tag("KW", tc.one_line(self.keywords.values)), "")
+        joined = pc.binary_join(pa.ListArray.from_arrays(self.keywords.offsets, lines), tc.text(""))
+        return pc.if_else(pc.is_null(self.keywords), pa.scalar(None, TEXT), joined)
+
 
 # ----------------------------------------------------------------------------------------------------
 # The three formats, a chunk at a time: one string per entry, its separator in front
@@ -170,7 +218,8 @@ def bibtex_entries(c: Chunk) -> pa.Array:
                      c.bibtex("doi"), c.line("doi"))
     fields = [_field("author", c.authors("bibtex", " and ")), _field("title", c.bibtex("title")),
               _field(c.row(3), c.bibtex("venue")), _field("year", c.year), _field("doi", doi),
-              _field("abstract", c.bibtex("abstract")), _field("openalex", openalex),
+              _field("abstract", c.bibtex("abstract")), _field("keywords", tc.bibtex(tc.one_line(c.keyword_text))),
+              _field("note", tc.bibtex(c.note_line)), _field("openalex", openalex),
               _field("unique-id", unique), _field("bib2graph-id", id_text)]
     return cat("\n@", c.row(0), "{", key, ",\n", *fields, "}\n", nulls="skip")
 
@@ -185,7 +234,8 @@ def ris_entries(c: Chunk) -> pa.Array:
     date = cat(pc.replace_substring(nonempty(c.raw["publication_date"]), "-", "/"), "/")
     tags = [_tag("TY", c.row(1)), _tag("ID", c.line("work_id")), _tag("AN", c.line("work_id")),
             _tag("TI", c.line("title")), c.authors("ris", ""), _tag("PY", c.year), _tag("DA", tc.one_line(date)),
-            _tag("T2", c.line("venue")), _tag("DO", c.line("doi")), _tag("AB", c.line("abstract"))]
+            _tag("T2", c.line("venue")), _tag("DO", c.line("doi")), _tag("AB", c.line("abstract")),
+            c.ris_keywords(), _tag("N1", c.note_line)]
     return cat(*tags, "ER  - \n\n", nulls="skip")
 
 
@@ -212,13 +262,14 @@ def _issued_text(key: str) -> str:
 
 def csl_items(c: Chunk) -> pa.Array:
     """Each work's CSL-JSON item after ``,\\n`` (`_csl_chunk` joins items by it), keys sorted as orjson
-    sorts them; the corpus items have no keyword, note, page, volume or issue."""
+    sorts them; no item has a page, volume or issue."""
     names = c.authors("csl", ",\n")
     authors = cat("[\n", nonempty(names), f"\n{_MEMBER}]")
     issued = tc.per_distinct(cat(c.year, "|", pc.fill_null(c.raw["publication_date"], "")), _issued_text)
     members = [_string_member("DOI", c.raw["doi"]), _string_member("abstract", c.raw["abstract"]),
                _member("author", authors), _string_member("container-title", c.raw["venue"]),
-               _string_member("id", c.ids), _member("issued", issued), _string_member("title", c.raw["title"]),
+               _string_member("id", c.ids), _member("issued", issued), _string_member("keyword", c.keyword_text),
+               _string_member("note", c.notes), _string_member("title", c.raw["title"]),
                _string_member("type", c.row(2))]
     return cat(",\n  {\n", cat(*members, nulls="skip", separator=",\n"), "\n  }")
 
@@ -249,14 +300,28 @@ def write_corpus_bibliography(works_path, authorships_path, paths: Iterable, siz
     `write_bibliography_chunks(table_entry_chunks(works_path, authorships_path), paths)`, `size` works at
     a time. Each file is written to a temporary name and renamed once all are complete. Returns the
     entries written."""
+    return write_chunks((Chunk(works, authors) for works, authors in table_chunks(works_path, authorships_path, size)),
+                        paths)
+
+
+def write_network_bibliography(works_path, authorships_path, order, paths: Iterable, size: int = CHUNK_WORKS) -> int:
+    """A network's bibliography (`ordered_chunks` of `order`, as `network_order` gives it): the bytes of
+    `write_bibliography(entries(corpus, order, tags, notes), paths)`."""
+    return write_chunks(ordered_chunks(works_path, authorships_path, order, size), paths)
+
+
+def write_chunks(chunks: Iterable[Chunk], paths: Iterable) -> int:
+    """The chunks' entries in each path's format, one chunk at a time, each file written to a temporary
+    name and renamed once all are complete. Returns the entries written."""
     paths = [Path(p) for p in paths]
     formats = [FORMATS[next(s for s in FORMATS if str(p).endswith(s))] for p in paths]
     written = 0
     with ExitStack() as stack:
         temps = [stack.enter_context(atomic_path(p)) for p in paths]
         streams = [stack.enter_context(open(t, "wb")) for t in temps]
-        for works, authors in table_chunks(works_path, authorships_path, size):
-            chunk = Chunk(works, authors)
+        for chunk in chunks:
+            if not chunk.n:
+                continue
             for stream, (entries, skip, start, _end, _none) in zip(streams, formats):
                 if not written:
                     stream.write(start.encode("utf-8"))
