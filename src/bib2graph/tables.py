@@ -12,6 +12,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 import pandas as pd
 import pandera.pandas as pa
@@ -394,12 +395,17 @@ class Bundle:
             write_table(getattr(self, name), schema, Path(folder) / f"{name}.parquet")
 
     @classmethod
-    def read(cls, folder: str | os.PathLike[str], without: dict[str, list[str]] | None = None) -> "Bundle":
+    def read(cls, folder: str | os.PathLike[str], without: dict[str, list[str]] | None = None,
+             tables: Iterable[str] | None = None) -> "Bundle":
         """The bundle in `folder`; `without` names, per table, columns a job never uses and need not
-        hold (the network job and the works' abstracts, most of the corpus's bytes)."""
+        hold (the network job and the works' abstracts, most of the corpus's bytes); `tables`, when
+        given, the tables it reads at all: the others stand empty (a co-citation network needs no terms,
+        2 GB at a million works)."""
         without = without or {}
-        return cls(**{name: read_columns(Path(folder) / f"{name}.parquet", schema,
-                                         [c for c in schema.columns if c not in without[name]])
+        wanted = set(BUNDLE_TABLES) if tables is None else set(tables)
+        return cls(**{name: empty(schema) if name not in wanted
+                      else read_columns(Path(folder) / f"{name}.parquet", schema,
+                                        [c for c in schema.columns if c not in without[name]])
                       if without.get(name) else read_table(Path(folder) / f"{name}.parquet", schema)
                       for name, schema in BUNDLE_TABLES.items()})
 

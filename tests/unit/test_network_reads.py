@@ -1,5 +1,6 @@
-"""The network job reads the corpus without the works' abstracts (issue 24: every job reads only the
-columns it uses): each network built from that reading equals the one built from the whole corpus."""
+"""The network job reads the corpus without the works' abstracts, and only the tables its kind uses
+(issue 24: every job reads only the columns it uses): each network built from that reading equals the one
+built from the whole corpus."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pandas as pd
 import pytest
 
 from bib2graph.networks import KINDS, build
-from bib2graph.phases import NETWORK_UNREAD
+from bib2graph.phases import NETWORK_TABLES, NETWORK_UNREAD
 from bib2graph.sources.files import read_work_objects
 from bib2graph.sources.records import bundle_from_works
 from bib2graph.tables import Bundle
@@ -34,11 +35,21 @@ def test_the_network_reading_leaves_the_abstracts_out(folder):
         pd.testing.assert_frame_equal(getattr(read, name), getattr(whole, name))
 
 
+def test_tables_a_kind_does_not_read_stand_empty(folder):
+    read = Bundle.read(folder, without=NETWORK_UNREAD, tables=NETWORK_TABLES["cocitation"])
+    whole = Bundle.read(folder)
+    assert read.terms.empty and read.affiliations.empty and not whole.terms.empty and not whole.affiliations.empty
+    assert list(read.terms.columns) == list(whole.terms.columns)
+    pd.testing.assert_frame_equal(read.references, whole.references)
+    assert set(NETWORK_TABLES) == set(KINDS)
+
+
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_every_network_is_the_same_without_the_abstracts(folder, kind):
+def test_every_network_is_the_same_without_the_abstracts_and_other_tables(folder, kind):
     def network(corpus):   # as the network job builds it: cluster names are the clusters job's
         return build(kind, corpus, {}, {"stability_runs": 1}, metrics=OFF, name=False)
-    whole, read = network(Bundle.read(folder)), network(Bundle.read(folder, without=NETWORK_UNREAD))
+    whole = network(Bundle.read(folder))
+    read = network(Bundle.read(folder, without=NETWORK_UNREAD, tables=NETWORK_TABLES[kind]))
     pd.testing.assert_frame_equal(read.nodes, whole.nodes)
     pd.testing.assert_frame_equal(read.edges, whole.edges)
     assert read.metrics == whole.metrics
