@@ -2,8 +2,11 @@
 
 A groups × members 0/1 incidence matrix ``A`` gives every pair count at once as the strict upper
 triangle of the sparse product ``Aᵀ W A`` (``W`` = diagonal group weights: 1, or ``1/(n_g − 1)`` for
-fractional counting). Memory is proportional to the number of non-zero pairs; no dense n × n matrix is
-built, and no pair is enumerated (pairs.py does that, for the evidence table).
+fractional counting). No dense n × n matrix is built, and no pair is enumerated (pairs.py does that, for
+the evidence table). The product is made a block of rows at a time (`pair_counts`), each block's strict
+upper triangle thresholded before the next: memory is that of the pairs kept plus one block's product,
+not of every pair (at a million works the co-citation product held some 250M entries, of which the
+threshold keeps 22M).
 """
 
 from __future__ import annotations
@@ -46,35 +49,6 @@ def _recode_columns(m: sp.csr_matrix, new: np.ndarray, n_new: int) -> sp.csr_mat
     return incidence_matrix(rows, cols[keep], (m.shape[0], n_new))
 
 
-def upper_triangle(product: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(i, j, c)`` of the non-zero strict upper triangle of a symmetric CSR matrix, sorted by ``(i, j)``.
-
-    Sparse products leave column indices unsorted; instead of sorting, take the strict *lower* triangle
-    (row j, column i < j) and convert it to CSC: a linear-time counting sort that lists, for each column
-    i, its rows j in increasing order, which is the upper triangle in ``(i, j)`` order. Codes keep the
-    matrix's index type (int32 below 2³¹ entries); large temporaries are few, because on big products
-    their first-touch page faults cost as much as the arithmetic.
-    """
-    n = product.shape[0]
-    indices, data = product.indices, product.data
-    rows = np.repeat(np.arange(n, dtype=indices.dtype), np.diff(product.indptr))
-    keep = np.less(indices, rows)
-    if data.dtype.kind == "f":                                # sums of positive integers are never 0
-        keep &= data != 0
-    lower = sp.coo_matrix((data[keep], (rows[keep], indices[keep])), shape=(n, n))
-    del rows, keep
-    upper = lower.tocsc()                                     # rows stay in order within each column
-    del lower
-    i = np.repeat(np.arange(n, dtype=upper.indices.dtype), np.diff(upper.indptr))
-    return i, upper.indices, upper.data
-
-
-def pair_product(a: sp.csr_matrix, weighted: sp.csr_matrix | None = None) -> sp.csr_matrix:
-    """``Aᵀ A`` (or ``Aᵀ W A`` with `weighted` = ``W A``) of a groups × members matrix, in CSR."""
-    at = a.T.tocsr()
-    return at @ (a if weighted is None else weighted)
-
-
 def cooccurrence(groups: np.ndarray, members: np.ndarray, n_members: int,
                  group_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Count member pairs sharing a group: the strict upper triangle of ``Aᵀ W A``.
@@ -88,12 +62,50 @@ def cooccurrence(groups: np.ndarray, members: np.ndarray, n_members: int,
     n_groups = int(groups.max()) + 1 if len(groups) else 0
     a = sp.csr_matrix((np.ones(len(groups), dtype=np.int64), (groups, members)), shape=(n_groups, n_members))
     if group_weight is None:
-        i, j, c = upper_triangle(pair_product(a))
+        i, j, c = pair_counts(a)
         return i, j, c.astype(np.float64)
     weighted = sp.csr_matrix((np.asarray(group_weight, dtype=np.float64)[groups], (groups, members)),
                              shape=(n_groups, n_members))
-    i, j, c = upper_triangle(pair_product(a, weighted))
+    i, j, c = pair_counts(a, weighted)
     return i, j, round_sig(c, COUNT_DIGITS)
+
+
+#: multiplications per block of `pair_counts`' product (each makes at most one product entry of some 16
+#: bytes with its temporaries): about 500 MB a block
+PRODUCT_BLOCK = 1 << 25
+
+
+def pair_counts(a: sp.csr_matrix, weighted: sp.csr_matrix | None = None, min_weight: float = 0,
+                block: int = PRODUCT_BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(i, j, c)`` of the strict upper triangle of ``Aᵀ A`` (``Aᵀ W A`` with `weighted` = ``W A``) of a
+    groups × members matrix, sorted by ``(i, j)``, entries below `min_weight` (and zeros) left out.
+
+    The rows of ``Aᵀ`` go in blocks of about `block` multiplications (the sizes of the groups of each
+    member, summed); each block's product is made, cut to its upper triangle and threshold, and dropped.
+    An entry is summed over its groups in the order the whole product sums it, so the values are those
+    of the whole product's triangle (tests/unit/counting_reference.py), float sums included, bit for bit.
+    """
+    at = a.T.tocsr()
+    right = a if weighted is None else weighted
+    n = at.shape[0]
+    code = np.int32 if n < 2**31 else np.int64
+    work = np.concatenate([[0], np.cumsum(np.diff(a.indptr)[at.indices], dtype=np.int64)])[at.indptr]
+    cuts = np.unique(np.concatenate([[0], np.searchsorted(work, np.arange(block, work[-1], block)), [n]]))
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for start, stop in zip(cuts[:-1], cuts[1:]):
+        product = at[start:stop] @ right
+        product.sort_indices()                                # each row's columns ascending: (i, j) order
+        rows = np.repeat(np.arange(start, stop, dtype=code), np.diff(product.indptr))
+        keep = product.indices > rows
+        if product.data.dtype.kind == "f":                  # sums of positive integers are never 0
+            keep &= product.data != 0
+        if min_weight > 1:
+            keep &= product.data >= min_weight
+        found.append((rows[keep], product.indices[keep].astype(code), product.data[keep]))
+        del product, rows, keep
+    if not found:
+        return np.zeros(0, code), np.zeros(0, code), np.zeros(0, right.dtype)
+    return tuple(np.concatenate(part) for part in zip(*found))
 
 
 def select_members(m: sp.csr_matrix, uniques: pd.Index, occurrences: np.ndarray,
@@ -111,10 +123,7 @@ def select_members(m: sp.csr_matrix, uniques: pd.Index, occurrences: np.ndarray,
 
 def count_edges(a: sp.csr_matrix, min_weight: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Integer pair counts of the groups × nodes matrix `a`, thresholded, as float64 counts."""
-    i, j, c = upper_triangle(pair_product(a))
-    if min_weight > 1:
-        keep = c >= min_weight
-        i, j, c = i[keep], j[keep], c[keep]
+    i, j, c = pair_counts(a, min_weight=min_weight)
     return i, j, c.astype(np.float64)
 
 

@@ -12,8 +12,7 @@ import scipy.sparse as sp
 
 from ..tables import Bundle
 from .coding import corpus_rows, factorize
-from .counting import (COUNT_DIGITS, fractional_weights, incidence_matrix, pair_product, round_sig, select_members,
-                       upper_triangle)
+from .counting import COUNT_DIGITS, fractional_weights, incidence_matrix, pair_counts, round_sig, select_members
 from .item_thesaurus import with_thesaurus
 from .nodes import item_nodes, mean_years, mode_label, work_years
 from .raw import Incidence, Raw
@@ -40,14 +39,14 @@ def build_items(incidence: pd.DataFrame, labels: pd.Series, params: dict, years:
     del m
     nodes = item_nodes(ids, occurrences, labels, mean_years(a, work_ids, years))
     documents = Incidence(a, pd.Index(work_ids, dtype="str"), "work_id")
-    i, j, shared = upper_triangle(pair_product(a))
+    i, j, shared = pair_counts(a)
     keep = shared >= params["min_weight"]           # the threshold counts works, whatever the counting
     shared = shared.astype(np.float64)
     if params.get("counting") != "fractional":
         return Raw(nodes, i[keep], j[keep], shared[keep], incidence=documents)
     share = fractional_weights(sizes)
     weighted = sp.csr_matrix((np.repeat(share, np.diff(a.indptr)), a.indices, a.indptr), shape=a.shape)
-    fi, fj, c = upper_triangle(pair_product(a, weighted))
+    fi, fj, c = pair_counts(a, weighted)
     assert np.array_equal(fi, i) and np.array_equal(fj, j)   # same pairs: every shared group has n ≥ 2
     return Raw(nodes, i[keep], j[keep], round_sig(c[keep], COUNT_DIGITS), incidence=documents,
                shared=shared[keep])
