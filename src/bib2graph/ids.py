@@ -14,10 +14,14 @@ def short_id(value: str | None) -> str | None:
     if not value:
         return None
     value = str(value).strip()
-    for prefix in _OPENALEX_PREFIXES:
-        if value.lower().startswith(prefix):
-            value = value[len(prefix):]
-            break
+    if value.startswith(_OPENALEX_PREFIXES[0]):   # the API's own form: most of a snapshot's millions
+        value = value[len(_OPENALEX_PREFIXES[0]):]
+    else:
+        lowered = value.lower()
+        for prefix in _OPENALEX_PREFIXES:
+            if lowered.startswith(prefix):
+                value = value[len(prefix):]
+                break
     if value[:1].lower() in "wacitsp" and value[1:].isdigit():
         value = value[0].upper() + value[1:]
     return value or None

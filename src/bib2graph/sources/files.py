@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import IO, Any, Iterator
 from urllib.parse import unquote
 
+import orjson
+
 from .. import textio
 from ..errors import DataError
 from ..ids import normalize_doi, short_id
@@ -153,11 +155,29 @@ def _jsonl_items(part: _Part, stream: IO[bytes], skips: Skips) -> Iterator[tuple
     for number, line in enumerate(textio.lines(stream, part.label), 1):
         if line.strip():
             try:
-                value = json.loads(line)
+                value = _loads(line)
             except (ValueError, RecursionError) as exc:
                 skips.add(part.file, part.where(f"line {number}"), f"not valid JSON ({_why(exc)}); skipped")
                 continue
             yield part, f"line {number}", value, bool(_SURROGATE_ESCAPE.search(line))
+
+
+#: digits as one byte, so that a run of 19 (an integer orjson may read outside 64 bits as a float, where
+#: `json.loads` gives an int) is a plain substring search (a regex scan cost more than orjson saves)
+_DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
+_LONG_NUMBER = b"0" * 19
+
+
+def _loads(line: str) -> Any:
+    """A JSON line as `json.loads` reads it: by orjson (a third of a snapshot partition's time in the
+    standard library) where orjson reads it the same, else by `json.loads`, which also reads what orjson
+    refuses (NaN, lone surrogates, deep nesting) or raises as before."""
+    if _LONG_NUMBER not in line.encode("utf-8", "surrogatepass").translate(_DIGITS):
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(line)
 
 
 def _json_items(part: _Part, data: bytes) -> Iterator[tuple[_Part, str, Any, bool]]:

@@ -100,10 +100,21 @@ def work_title(work: dict[str, Any]) -> str | None:
 
 def abstract_from_index(index: Any) -> str | None:
     """Rebuild an abstract from OpenAlex's ``abstract_inverted_index`` (word → positions); positions that
-    are not non-negative integers are passed over, and memory grows with their number, not their size."""
-    placed = sorted((pos, word) for word, positions in _dict(index).items() if isinstance(word, str)
-                    for pos in _list(positions) if type(pos) is int and pos >= 0)
-    return " ".join(word for _, word in placed) or None
+    are not non-negative integers are passed over, and memory grows with their number, not their size.
+    Words that share a position come in code point order."""
+    at: dict[int, str] = {}
+    shared = False
+    for word, positions in _dict(index).items():
+        if isinstance(word, str):
+            for pos in _list(positions):
+                if type(pos) is int and pos >= 0:
+                    shared = shared or pos in at
+                    at[pos] = word
+    if shared:   # rare: sort (position, word) pairs, which keeps every word of a shared position
+        placed = sorted((pos, word) for word, positions in _dict(index).items() if isinstance(word, str)
+                        for pos in _list(positions) if type(pos) is int and pos >= 0)
+        return " ".join(word for _, word in placed) or None
+    return " ".join([at[pos] for pos in sorted(at)]) or None
 
 
 def _venue(work: dict[str, Any]) -> tuple[str | None, str | None]:
