@@ -174,23 +174,38 @@ def bare_product(refs: pd.DataFrame, kind: str, min_occurrences: int) -> float:
 
 def floors(root: Path, kind: str, repeats: int = 3) -> dict:
     """The floors on the network just written, and a seeded random layout for the export job."""
+    from bib2graph.networks import Network
+    from bib2graph.networks.schema import LAYOUT
+    from bib2graph.tables import write_table
+
+    net = Network.read(root / kind / "net", evidence=False)
+    out = network_floors(root / "corpus/references.parquet", net, _spec(kind)["network"].get("min_occurrences", 1),
+                         repeats)
+    rng = np.random.default_rng(1)
+    n = len(net.nodes)
+    write_table(pd.DataFrame({"node_id": net.nodes["node_id"], "x": rng.random(n), "y": rng.random(n)}), LAYOUT,
+                root / kind / "layout.parquet")
+    return {"floors": out, "peak_mb": _peak_mb()}
+
+
+def network_floors(references: Path, net, min_occurrences: int, repeats: int = 3) -> dict[str, float]:
+    """Seconds of the bare calls a network job of `net` (a `Network`, read from its tables) cannot do
+    without: the sparse product of its counting (coupling and co-citation: the corpus's `references`
+    table, cited works below `min_occurrences` left out), one igraph Leiden call, PRPACK PageRank and a
+    pyarrow write of the edge table. Best of `repeats` for the product: the machine is shared."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     from threadpoolctl import threadpool_limits
 
-    from bib2graph.networks import Network
     from bib2graph.networks.communities import seeded, undirected
     from bib2graph.networks.graph import edge_weights, igraph_from_codes
-    from bib2graph.networks.schema import LAYOUT
-    from bib2graph.tables import REFERENCES, read_table, write_table
+    from bib2graph.tables import REFERENCES, read_table
 
     out: dict[str, float] = {}
-    if kind in PRODUCT_KINDS:   # best of a few: the machine is shared
-        refs = read_table(root / "corpus/references.parquet", REFERENCES)
-        least = _spec(kind)["network"].get("min_occurrences", 1)
-        out["product"] = min(bare_product(refs, kind, least) for _ in range(repeats))
+    if net.kind in PRODUCT_KINDS:
+        refs = read_table(references, REFERENCES)
+        out["product"] = min(bare_product(refs, net.kind, min_occurrences) for _ in range(repeats))
         del refs
-    net = Network.read(root / kind / "net", evidence=False)
     ids = pd.Index(net.nodes["node_id"])
     i, j = ids.get_indexer(net.edges["source"]), ids.get_indexer(net.edges["target"])
     w = net.edges["weight"].to_numpy(dtype=float)
@@ -206,18 +221,14 @@ def floors(root: Path, kind: str, repeats: int = 3) -> dict:
         target.pagerank(weights=weights, directed=net.directed, damping=0.85, implementation="prpack")
         out["prpack"] = time.perf_counter() - start
     del graph, target, weights
-    with tempfile.TemporaryDirectory(dir=root) as tmp:
+    with tempfile.TemporaryDirectory() as tmp:
         table = pa.table({"source": pa.array(net.edges["source"].to_numpy(dtype=object), pa.string()),
                           "target": pa.array(net.edges["target"].to_numpy(dtype=object), pa.string()),
                           "count": net.edges["count"].to_numpy(dtype=float), "weight": w})
         start = time.perf_counter()
         pq.write_table(table, f"{tmp}/edges.parquet")
         out["write"] = time.perf_counter() - start
-    rng = np.random.default_rng(1)
-    n = len(ids)
-    write_table(pd.DataFrame({"node_id": net.nodes["node_id"], "x": rng.random(n), "y": rng.random(n)}), LAYOUT,
-                root / kind / "layout.parquet")
-    return {"floors": out, "peak_mb": _peak_mb()}
+    return out
 
 
 def clusters_job(root: Path, kind: str) -> dict:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import re
 import subprocess
@@ -116,16 +117,98 @@ def jobs_table(root: Path) -> list[tuple[str, float, float]]:
     return sorted(rows, key=lambda r: (next((i for i, o in enumerate(order) if r[0].startswith(o)), 99), r[0]))
 
 
-def print_jobs(title: str, rows: list[tuple[str, float, float]]) -> None:
+def print_jobs(title: str, rows: list[tuple[str, float, float]], floors: dict[str, float] | None = None) -> None:
+    """Each job's seconds and peak, and with `floors` (job → seconds, `job_floors`) its floor and the
+    ratio; the partition jobs as their slowest and their sum, beside the sum of their floors."""
+    floors = floors or {}
     print(f"\n{title}")
+    print(f"  {'job':<40} {'seconds':>10} {'peak MB':>11} {'floor s':>9} {'×floor':>7}")
+
+    def floor(job: str, seconds: float) -> str:
+        return f"{floors[job]:9.1f} {seconds / max(floors[job], 1e-9):7.2f}" if job in floors else ""
+
     parts = [r for r in rows if r[0].startswith("snapshot_part")]
     for job, seconds, mb in rows:
         if not job.startswith("snapshot_part"):
-            print(f"  {job:<40} {seconds:8.1f} s {mb:8.0f} MB peak")
+            print(f"  {job:<40} {seconds:8.1f} s {mb:8.0f} MB {floor(job, seconds)}")
     if parts:
-        print(f"  {'snapshot_part, ' + str(len(parts)) + ' jobs: slowest':<40} {max(p[1] for p in parts):8.1f} s "
-              f"{max(p[2] for p in parts):8.0f} MB peak")
-        print(f"  {'snapshot_part, all (sum: one core)':<40} {sum(p[1] for p in parts):8.1f} s")
+        slowest = max(parts, key=lambda p: p[1])
+        print(f"  {'snapshot_part, ' + str(len(parts)) + ' jobs: slowest':<40} {slowest[1]:8.1f} s "
+              f"{max(p[2] for p in parts):8.0f} MB {floor(slowest[0], slowest[1])}")
+        total = sum(p[1] for p in parts)
+        measured = [p[0] for p in parts if p[0] in floors]
+        both = (f"{sum(floors[j] for j in measured):9.1f} "
+                f"{sum(p[1] for p in parts if p[0] in floors) / max(sum(floors[j] for j in measured), 1e-9):7.2f}"
+                if len(measured) == len(parts) else "")
+        print(f"  {'snapshot_part, all (sum: one core)':<40} {total:8.1f} s {'':>11} {both}")
+
+
+FLOORS_TEXT = """Floors, measured in this process after the run on the same files:
+  snapshot_part  a bare read of its partition: gzip.open and orjson.loads of every line
+  network.<kind> the bare calls its work needs (bench_networks.network_floors): the sparse product of its
+                 counting (co-citation), one igraph Leiden call, PRPACK PageRank, a pyarrow write of its edges
+  other jobs     a bare copy of their outputs: each Parquet table read and written by pyarrow, other files
+                 read and written as bytes"""
+
+
+def job_floors(root: Path, jobs: list[str], snapshot: Path) -> dict[str, float]:
+    """Each job's floor in seconds (FLOORS_TEXT), for the jobs the run logged."""
+    from bib2graph.registry import RULES
+    from bib2graph.sources.snapshot_layout import partition_file
+
+    found = {}
+    for job in jobs:
+        rule, _, wildcard = job.partition(".")
+        if rule == "snapshot_part":
+            found[job] = _read_floor(snapshot / partition_file(wildcard, snapshot))
+        elif rule == "network":
+            found[job] = sum(_network_floors(root, wildcard).values())
+        elif rule in RULES and not RULES[rule].wildcard:
+            outputs = RULES[rule].outputs({})
+            paths = [root / p for value in outputs.values() for p in ([value] if isinstance(value, str) else value)]
+            found[job] = _copy_floor([p for p in paths if p.is_file()])
+    return found
+
+
+def _read_floor(path: Path) -> float:
+    import gzip
+
+    import orjson
+
+    start = time.perf_counter()
+    with gzip.open(path, "rb") as stream:
+        for line in stream:
+            orjson.loads(line)
+    return time.perf_counter() - start
+
+
+def _copy_floor(paths: list[Path]) -> float:
+    import pyarrow.parquet as pq
+
+    seconds = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, path in enumerate(paths):
+            start = time.perf_counter()
+            if path.suffix == ".parquet":
+                pq.write_table(pq.read_table(path), f"{tmp}/{k}.parquet")
+            else:
+                Path(f"{tmp}/{k}").write_bytes(path.read_bytes())
+            seconds += time.perf_counter() - start
+    return seconds
+
+
+def _network_floors(root: Path, kind: str) -> dict[str, float]:
+    from benchmarks.bench_networks import network_floors
+    from bib2graph.networks import Network
+    from bib2graph.networks.schema import EDGES, NODES
+    from bib2graph.tables import read_table
+
+    folder = root / "results/networks" / kind
+    metrics = json.loads((folder / "graph/metrics.json").read_text(encoding="utf-8"))
+    net = Network(kind=kind, directed=bool(metrics["directed"]), nodes=read_table(folder / "graph/nodes.parquet", NODES),
+                  edges=read_table(folder / "edges.parquet", EDGES), evidence=None, metrics=metrics)
+    return network_floors(root / "results/corpus/references.parquet", net,
+                          NETWORKS[kind].get("min_occurrences", 1), repeats=1)
 
 
 def build(folder: Path, works: int, dates: int, parts: int) -> tuple[list, float]:
@@ -208,7 +291,10 @@ def main() -> None:
             later, _ = run(snap_root, args.network_cores, until="network")
             print(f"\nsnapshot source: `b2g run corpus --cores {args.cores}` {seconds:.0f} s wall, then "
                   f"`b2g run networks --cores {args.network_cores} --until network` {later:.0f} s wall")
-        print_jobs("snapshot source, per job:", jobs_table(snap_root))
+        rows = jobs_table(snap_root)
+        print_jobs("snapshot source, per job:", rows,
+                   job_floors(snap_root, [r[0] for r in rows], snap_root / "snapshot"))
+        print(FLOORS_TEXT)
         if not args.compare:
             return
         files_root = top / "files-review"
