@@ -52,9 +52,14 @@ def silhouette(n: int, i: np.ndarray, j: np.ndarray, weight: np.ndarray, cluster
     sim = _undirected(np.asarray(i), np.asarray(j), np.asarray(weight), n)
     top = sim.max() if sim.nnz else 0.0
     if top > 0:
-        sim = sim / top
-    coo = sim.tocoo()
-    by_cluster = csr_matrix((coo.data, (coo.row, code[coo.col])), shape=(n, k)).tocoo()   # S_iC = Σ_{j∈C} s_ij
+        sim.data *= 1 / top                          # as `sim / top` computes it, in place (1 GB at 41.6M edges)
+    # S_iC = Σ_{j∈C} s_ij: each row's entries with their columns' clusters, duplicates summed. Built from
+    # the CSR arrays, not through COO, with each row's entries in the order COO would give them, so that
+    # the sums (sorted and added as scipy's sum_duplicates does) are the same bits.
+    by_cluster = csr_matrix((sim.data, code.astype(sim.indices.dtype)[sim.indices], sim.indptr), shape=(n, k))
+    del sim
+    by_cluster.sum_duplicates()
+    by_cluster = by_cluster.tocoo()
     row, col, total = by_cluster.row, by_cluster.col, by_cluster.data
     mine = col == code[row]
     own = np.bincount(row[mine], weights=total[mine], minlength=n)
