@@ -132,6 +132,24 @@ def test_term_scores_equal_a_plain_computation(corpus, method):
     assert named >= 1
 
 
+@pytest.mark.parametrize("block", [1, 500])
+def test_counts_made_a_block_of_clusters_at_a_time_give_the_same_scores(corpus, monkeypatch, block):
+    """`term_scores` counts the terms of a few clusters at a time (COUNT_BLOCK multiplications): any
+    block gives the scores of all clusters at once, row for row (co-citation: works in many clusters)."""
+    import bib2graph.networks.cluster_names as names
+
+    settings = resolve_labels({})
+    net = build("cocitation", corpus, {"min_occurrences": 3}, FAST)
+    docs = documents("cocitation", net.nodes, corpus)
+    labelled = [int(e["cluster"]) for e in net.metrics["clusters"]]
+    stop = names._stop_words(settings["stop_words"])
+    whole = names.term_scores(docs, corpus, settings, labelled, stop)
+    monkeypatch.setattr(names, "COUNT_BLOCK", block)
+    blocked = names.term_scores(docs, corpus, settings, labelled, stop)
+    assert len(whole) > 50 and whole["cluster"].nunique() > 1
+    pd.testing.assert_frame_equal(blocked, whole)
+
+
 def test_cocitation_clusters_are_named_from_their_citing_works(corpus):
     net = build("cocitation", corpus, {"min_occurrences": 3}, FAST)
     docs = documents("cocitation", net.nodes, corpus)
