@@ -340,7 +340,7 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
     from .export.reading import write_reading_order
     from .export.reduction import reduced, visual_edges
     from .networks import Network
-    from .networks.beside import beside
+    from .networks.beside import beside, spare_core
     from .networks.timing import stopwatch
     from .registry import export_names
 
@@ -369,7 +369,7 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
         export.write_csv(net, folder / "nodes.csv", folder / "edges.csv")
         write_reading_order(net, folder / "reading_order.csv")
 
-    csv_written = beside(write_csv)[0] if "csv" in formats and threads >= 2 else write_csv
+    csv_written = beside(write_csv)[0] if "csv" in formats and threads >= 2 and spare_core() else write_csv
     if "csv" in formats:
         held["csv"] = len(net.edges)
     if "pajek" in formats:

@@ -534,6 +534,7 @@ def test_a_job_with_two_threads_builds_the_same_network(sep, monkeypatch):
 
     monkeypatch.setattr(pipeline, "FORK_MIN_EDGES", 0)
     monkeypatch.setattr(pipeline, "beside", counted)
+    monkeypatch.setattr(pipeline, "spare_core", lambda: True)   # whatever the machine's load now
     for kind in ("cocitation", "citation"):
         one = build(kind, sep, {}, {"stability_runs": 3})
         two = build(kind, sep, {}, {"stability_runs": 3}, workers=2)
@@ -544,6 +545,18 @@ def test_a_job_with_two_threads_builds_the_same_network(sep, monkeypatch):
     monkeypatch.setattr(pipeline, "FORK_MAX_EDGES", 0)   # too large to hold twice: all in the job
     build("citation", sep, {}, {"stability_runs": 3}, workers=2)
     assert len(forks) == 2
+    monkeypatch.setattr(pipeline, "FORK_MAX_EDGES", 10**12)
+    monkeypatch.setattr(pipeline, "spare_core", lambda: False)   # a busy node: all in the job, the same network
+    busy = build("cocitation", sep, {}, {"stability_runs": 3}, workers=2)
+    assert len(forks) == 2 and busy.metrics == build("cocitation", sep, {}, {"stability_runs": 3}).metrics
+
+
+def test_a_core_is_spare_when_the_load_leaves_one_beside_the_job():
+    from bib2graph.networks.beside import spare_core
+
+    assert spare_core(load=0.9, cpus=2) and spare_core(load=1.0, cpus=2) and spare_core(load=6.5, cpus=8)
+    assert not spare_core(load=1.2, cpus=2) and not spare_core(load=0.0, cpus=1) and not spare_core(load=3.0, cpus=2)
+    assert isinstance(spare_core(), bool)   # the machine's own load and CPUs
 
 
 def test_work_beside_the_job_that_dies_is_done_again_in_the_job():

@@ -1,4 +1,5 @@
-"""Work a job runs beside its own, in a forked process, when Snakemake gives it a second thread.
+"""Work a job runs beside its own, in a forked process, when Snakemake gives it a second thread and the
+machine has a core to spare (`spare_core`).
 
 The network job's eigenvector centrality and the stability score's other Leiden runs need only the graph,
 not PageRank or the seed's partition, so they can run while the job clusters and ranks; the export job's
@@ -23,6 +24,20 @@ FORK_MIN_EDGES = 50_000
 FORK_MAX_EDGES = 20_000_000
 #: the child's niceness: the lowest priority, so it only takes CPU the job's own stages leave
 CHILD_NICENESS = 19
+
+
+def spare_core(load: float | None = None, cpus: int | None = None) -> bool:
+    """Whether the machine has a core to spare for a child: two or more usable CPUs (`cpus`) and a 1-minute
+    load average (`load`, default the machine's) of at most their number less one, the job counting one.
+    On a busy node a child at the lowest priority only waits while the job waits for it (at 20k works
+    beside a test suite using both cores the stability run took 13–28 s so, against one Leiden call's
+    4–13 s in the job): there the work is better done in the job, after its own stages. Where it runs
+    changes no result."""
+    if load is None:
+        load = os.getloadavg()[0]
+    if cpus is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cpus >= 2 and load <= cpus - 1
 
 
 def beside(*works: Callable[[], Any]) -> list[Callable[[], Any]]:

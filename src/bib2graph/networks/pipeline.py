@@ -12,7 +12,7 @@ from .builders import BUILDERS
 from .coding import coded_frame
 from .evidence import EVIDENCE_MAX_ROWS, build_evidence
 from .cluster_table import DOCUMENT_KINDS, cluster_table, local_citations, silhouette
-from .beside import FORK_MAX_EDGES, FORK_MIN_EDGES, beside
+from .beside import FORK_MAX_EDGES, FORK_MIN_EDGES, beside, spare_core
 from .metrics import eigenvector, network_summary, node_metrics, tidy
 from .normalize import FORMULAS, normalize
 from .cluster_names import name_clusters
@@ -155,15 +155,16 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
 def _graph_only_work(n: int, i: np.ndarray, j: np.ndarray, weight: np.ndarray, graph, community_params: dict,
                      metric_settings: dict, workers: int):
     """The stability score's other partitions and eigenvector centrality, as functions giving them: work
-    that needs only the graph, so with two threads it runs in a forked process beside the seed's clustering
-    and PageRank (networks.beside), in the order they are asked for; else each runs in its own stage."""
+    that needs only the graph, so with two threads and a core to spare it runs in a forked process beside
+    the seed's clustering and PageRank (networks.beside), in the order they are asked for; else each runs in
+    its own stage."""
     def others():
         return _communities.other_partitions(graph, community_params, n)
 
     def eigen():
         return eigenvector(n, i, j, weight, community_params["seed"], graph, metric_settings["eigenvector"]["enabled"])
 
-    if workers < 2 or not FORK_MIN_EDGES <= graph.ecount() <= FORK_MAX_EDGES:
+    if workers < 2 or not FORK_MIN_EDGES <= graph.ecount() <= FORK_MAX_EDGES or not spare_core():
         return others, eigen
     return tuple(beside(others, eigen))
 
