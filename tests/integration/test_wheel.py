@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -84,7 +85,12 @@ def test_the_wheel_serves_the_gui_without_node(wheel, site, tmp_path):
     if (ROOT / "src/bib2graph/gui/static/index.html").is_file():
         assert index == (ROOT / "src/bib2graph/gui/static/index.html").read_bytes()
 
-    env = {"PYTHONPATH": str(site), "PATH": str(Path(sys.executable).parent)}    # no node, npm or npx
+    # no node, npm or npx; `which` stays (the SLURM executor plugin, when installed, runs it as Snakemake
+    # loads its plugins, and fails without it)
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "which").symlink_to(shutil.which("which"))
+    env = {"PYTHONPATH": str(site), "PATH": f"{Path(sys.executable).parent}:{tools}"}
     ws = tmp_path / "review"
     assert b2g("init", str(ws), "--json", env=env).returncode == 0
     server = start_gui(ws, tmp_path / "gui.log", env=env)
