@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..tables import Bundle
+from .counting import row_blocks
 from .item_networks import item_rows
 from .cluster_table import DOCUMENT_KINDS
 from .generic_terms import GENERIC_NAMES, LEVEL0_CONCEPTS, is_generic
@@ -196,11 +197,10 @@ def term_scores(docs: pd.DataFrame, corpus: Bundle, settings: dict, labelled: li
         merged = coo_matrix((counts.data, (klass, counts.col)), shape=(n_classes, len(vocabulary))).tocsr().tocoo()
         row, col, a = merged.row, merged.col, merged.data
         score = ctfidf(a, row, col, n_classes, len(vocabulary))
-        keep = row < rest
+        keep = (row < rest) & _kept(a, score, settings["min_works"])
         chosen, col, a, score = np.asarray(labelled)[row[keep]], col[keep], a[keep], score[keep]
-    ok = (a >= max(settings["min_works"], 1)) & (score > 0)
-    out = pd.DataFrame({"cluster": chosen[ok].astype(np.int64), "term": vocabulary[col[ok]],
-                        "works": a[ok].astype(np.int64), "score": score[ok]})
+    out = pd.DataFrame({"cluster": chosen.astype(np.int64), "term": vocabulary[col], "works": a.astype(np.int64),
+                        "score": score})
     return out.sort_values(["cluster", "score", "works", "term"], ascending=[True, False, False, True],
                            kind="mergesort").reset_index(drop=True)
 
@@ -210,29 +210,32 @@ def term_scores(docs: pd.DataFrame, corpus: Bundle, settings: dict, labelled: li
 COUNT_BLOCK = 1 << 24
 
 
+def _kept(a: np.ndarray, score: np.ndarray, min_works: int) -> np.ndarray:
+    """The candidate terms a label may take: carried by at least `min_works` documents of the cluster, and
+    over-represented there (score > 0)."""
+    return (a >= max(min_works, 1)) & (score > 0)
+
+
 def _llr_candidates(m, x, rows: np.ndarray, n: np.ndarray, df: np.ndarray, min_works: int):
     """(cluster index, term index, a_t, G²) of the terms of the clusters `rows` (indices into the columns of
-    the document × cluster incidence `m`) that `term_scores` keeps: a_t ≥ min_works and G² > 0.
+    the document × cluster incidence `m`) that `term_scores` keeps (`_kept`).
 
     The counts a_t (documents of D(C) carrying t: integers, the same whatever the order they are summed
     in) are made for a block of clusters at a time and filtered before the next: every candidate term of
     every cluster at once was 6 GB for a co-citation network of 100,000 citing works, whose citing works
     lie in dozens of clusters each."""
     total = x.shape[0]
-    work = np.asarray(m[:, rows].T @ np.diff(x.indptr)).ravel().astype(np.int64)   # multiplications per cluster
-    cumulative = np.concatenate([[0], np.cumsum(work)])
-    cuts = np.unique(np.concatenate([[0], np.searchsorted(cumulative, np.arange(COUNT_BLOCK, cumulative[-1],
-                                                                                 COUNT_BLOCK)), [len(rows)]]))
+    labelled = m[:, rows].tocsc()                  # a block of clusters is then a slice of its columns
+    work = np.asarray(labelled.T @ np.diff(x.indptr)).ravel().astype(np.int64)   # multiplications per cluster
     found = []
-    for start, stop in zip(cuts[:-1], cuts[1:]):
-        block = rows[start:stop]
-        counts = (m[:, block].T @ x).tocoo()
-        row, col, a = block[counts.row], counts.col, counts.data
+    for start, stop in row_blocks(np.concatenate([[0], np.cumsum(work)]), COUNT_BLOCK):
+        counts = (labelled[:, start:stop].T @ x).tocoo()
+        row, col, a = rows[start + counts.row], counts.col, counts.data
+        del counts
         size = n[row]
         score = np.where(size < total, llr(a, size, df[col], total), a)   # one cluster: by frequency
-        ok = (a >= max(min_works, 1)) & (score > 0)
+        ok = _kept(a, score, min_works)
         found.append((row[ok], col[ok], a[ok], score[ok]))
-        del counts
     if not found:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
     return tuple(np.concatenate(part) for part in zip(*found))

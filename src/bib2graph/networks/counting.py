@@ -11,6 +11,8 @@ threshold keeps 22M).
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -90,9 +92,8 @@ def pair_counts(a: sp.csr_matrix, weighted: sp.csr_matrix | None = None, min_wei
     n = at.shape[0]
     code = np.int32 if n < 2**31 else np.int64
     work = np.concatenate([[0], np.cumsum(np.diff(a.indptr)[at.indices], dtype=np.int64)])[at.indptr]
-    cuts = np.unique(np.concatenate([[0], np.searchsorted(work, np.arange(block, work[-1], block)), [n]]))
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    for start, stop in zip(cuts[:-1], cuts[1:]):
+    for start, stop in row_blocks(work, block):
         product = at[start:stop] @ right
         product.sort_indices()                                # each row's columns ascending: (i, j) order
         rows = np.repeat(np.arange(start, stop, dtype=code), np.diff(product.indptr))
@@ -106,6 +107,15 @@ def pair_counts(a: sp.csr_matrix, weighted: sp.csr_matrix | None = None, min_wei
     if not found:
         return np.zeros(0, code), np.zeros(0, code), np.zeros(0, right.dtype)
     return tuple(np.concatenate(part) for part in zip(*found))
+
+
+def row_blocks(cumulative: np.ndarray, budget: int) -> Iterator[tuple[int, int]]:
+    """Consecutive ``(start, stop)`` ranges of rows holding about `budget` work each; `cumulative` holds
+    the work before each row and the total last (n + 1 values). A row heavier than `budget` is a block of
+    its own; no rows, no blocks."""
+    cuts = np.unique(np.concatenate([[0], np.searchsorted(cumulative, np.arange(budget, cumulative[-1], budget)),
+                                     [len(cumulative) - 1]]))
+    return zip(cuts[:-1].tolist(), cuts[1:].tolist())
 
 
 def select_members(m: sp.csr_matrix, uniques: pd.Index, occurrences: np.ndarray,
