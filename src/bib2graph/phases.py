@@ -9,6 +9,7 @@ of Snakemake; the workspace root is the current directory.
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
@@ -70,27 +71,28 @@ def run_sources(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) ->
     snapshot: gather its partitions)."""
     if spec["source"].get("kind") == "snapshot":   # a files source's params name no kind
         return _gather_snapshot(inp, out)
-    from .sources.ingest import ingest
-
     from .progress import counting
+    from .sources.ingest import SCHEMAS, import_files, ingest, read_source_folding, table_writer
 
     source = spec["source"]
-    from .sources.ingest import read_source_folding
-
     fold = read_source_folding(inp["source_thesaurus"][0]) if inp.get("source_thesaurus") else None
-    with counting("reading source files") as seen:
-        found = ingest([Path(p) for p in inp["sources"]], source["files"],
-                       [source["formats"].get(name) for name in source["files"]], skips, on_record=seen,
-                       fold=fold)
-    if source["resolve"] == "openalex":   # DOIs of cited works → OpenAlex IDs, through the raw store
-        from .sources.ingest import resolve_with_openalex
-        from .sources.openalex_source import OpenAlexSource
+    args = ([Path(p) for p in inp["sources"]], source["files"], [source["formats"].get(name) for name in source["files"]],
+            skips)
+    if source["resolve"] != "openalex":   # tables written as they are done: a field's import is never all in memory
+        paths = {**{name: _folder(out["tables"]) / f"{name}.parquet" for name in SCHEMAS if name in BUNDLE_TABLES},
+                 "cited": Path(out["cited"]), "origins": Path(out["origins"])}
+        with counting("reading source files") as seen, tempfile.TemporaryDirectory(prefix="b2g-sources-") as tmp:
+            return import_files(*args, on_record=seen, fold=fold, write=table_writer(paths), scratch=Path(tmp))
+    from .sources.ingest import resolve_with_openalex   # DOIs of cited works → OpenAlex IDs, through the raw store
+    from .sources.openalex_source import OpenAlexSource
 
-        api = OpenAlexSource.open(source["openalex"], skips=skips)
-        try:
-            found = resolve_with_openalex(found, api.ids_for_dois, api.ids_for_pmids)
-        finally:
-            api.close()
+    with counting("reading source files") as seen:
+        found = ingest(*args, on_record=seen, fold=fold)
+    api = OpenAlexSource.open(source["openalex"], skips=skips)
+    try:
+        found = resolve_with_openalex(found, api.ids_for_dois, api.ids_for_pmids)
+    finally:
+        api.close()
     found.bundle.write(_folder(out["tables"]))
     write_table(found.cited, SOURCE_REFS, out["cited"])
     write_table(found.origins, ORIGINS, out["origins"])

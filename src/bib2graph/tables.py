@@ -266,6 +266,77 @@ def write_table(df: pd.DataFrame, schema: pa.DataFrameSchema, path: str | os.Pat
     return df
 
 
+#: rows per Parquet row group, as pyarrow's write_table cuts them
+ROW_GROUP = 1024 * 1024
+
+
+def write_arrow(batches: Iterable[pa_arrow.RecordBatch], schema: pa.DataFrameSchema,
+                path: str | os.PathLike[str]) -> int:
+    """`write_table` for rows built outside pandas (millions of cited references), given as Arrow batches
+    already sorted by the schema's key: the same checks and the same bytes (`write_table`'s Arrow types
+    and pandas metadata, row groups of `ROW_GROUP` rows, each one chunk, zstd), never more than one row
+    group in memory. Returns the rows written."""
+    written = pa_arrow.Schema.from_pandas(empty(schema), preserve_index=False)   # what from_pandas gives
+    rows, last = 0, None
+    with atomic_path(path) as tmp:
+        writer = None
+        try:
+            for group in _row_groups(batches):
+                group = group.select(list(schema.columns)).cast(written).combine_chunks()
+                last = _checked_group(group, schema, last)
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, written, compression="zstd")
+                writer.write_table(group, row_group_size=ROW_GROUP)
+                rows += group.num_rows
+        finally:
+            if writer is not None:
+                writer.close()
+        if writer is None:   # no rows: what write_table writes for an empty table
+            pq.write_table(pa_arrow.Table.from_pandas(empty(schema), preserve_index=False), tmp, compression="zstd")
+    return rows
+
+
+def _row_groups(batches: Iterable[pa_arrow.RecordBatch]) -> Iterable[pa_arrow.Table]:
+    """The rows of `batches` cut into tables of `ROW_GROUP` rows (the last one shorter)."""
+    pending: list[pa_arrow.RecordBatch] = []
+    size = 0
+    for batch in batches:
+        pending.append(batch)
+        size += batch.num_rows
+        while size >= ROW_GROUP:
+            table = pa_arrow.Table.from_batches(pending)
+            yield table.slice(0, ROW_GROUP)
+            rest = table.slice(ROW_GROUP)
+            pending, size = rest.combine_chunks().to_batches(), rest.num_rows
+    if size:
+        yield pa_arrow.Table.from_batches(pending)
+
+
+def _checked_group(group: pa_arrow.Table, schema: pa.DataFrameSchema, last: tuple | None) -> tuple:
+    """The schema's checks on one row group, its rows sorted and unique by key after `last` (the key of
+    the row before it); returns the key of its last row."""
+    for name, column in schema.columns.items():
+        values = group.column(name)
+        if not column.nullable and values.null_count:
+            raise _broken(schema, name, "not_nullable", pd.Series([None]), [True])
+        if column.checks:
+            series = values.drop_null().to_pandas().astype(column.dtype.type)
+            for check in column.checks:
+                passed = check(series).check_output
+                if not bool(passed.all()):
+                    raise _broken(schema, name, str(check), series, ~passed)
+    key = schema.metadata["key"]
+    keys = group.select(key)
+    if last is not None:
+        keys = pa_arrow.concat_tables([pa_arrow.table({k: pa_arrow.array([v], keys.schema.field(k).type)
+                                                       for k, v in zip(key, last)}), keys])
+    is_sorted, same = _key_order(keys, key)
+    if not is_sorted or same.any():
+        raise DataError(f"table {schema.name!r} breaks its schema: rows not sorted and unique by {key}",
+                        code="TABLE_INVALID")
+    return tuple(group.column(k)[-1].as_py() for k in key) if group.num_rows else last
+
+
 def read_arrow(path: str | os.PathLike[str], columns: list[str] | None = None, filters=None) -> pa_arrow.Table:
     """One Parquet file as an Arrow table (some `columns`, the rows `filters` keep); a missing or broken
     file is a DataError naming the path, as `read_table` says it."""

@@ -5,6 +5,9 @@
           ─► references resolved to one identity per cited work
           ─► the bundle tables + the cited references + where each work came from
 
+Records wait in a scratch file and cited references in DuckDB (`reference_table`) until every work is
+known, so that an import of a whole field holds neither in memory.
+
 A merged work takes each field from its best source (`entries.RANK`: OpenAlex, then Web of Science,
 Scopus, Lens, reference managers), its authors and references from the best source that has any (never
 a union, which would count one cited work twice), and the union of its sources' terms. A reference
@@ -15,27 +18,29 @@ reference says (see docs/networks.md, "Cited references").
 
 from __future__ import annotations
 
+import pickle
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..ids import short_id
 from ..skips import Skips
-from ..tables import AFFILIATIONS, AUTHORSHIPS, REFERENCES, TERMS, WORKS, Bundle, conform
+from ..tables import (AFFILIATIONS, AUTHORSHIPS, BUNDLE_TABLES, ORIGINS, REFERENCES, ROW_GROUP, SOURCE_REFS, TERMS,
+                      WORKS, Bundle, conform, empty, read_table, write_arrow, write_table)
 from .exports.entries import WORK_FIELDS, Entry, entry_from_record
 from .exports.detect import file_format
 from .exports.readers import OPENALEX_JSON, read_records
 from .exports.names import display_name
-from .exports.work_ids import derived_id
-from .exports.references import (ReferenceResolver, SourceFolding, identity_key, merge_identities, names_a_work,
-                                 parse_reference, style_for, work_keys)
+from .exports.references import ReferenceResolver, SourceFolding, style_for, work_keys
 from .files import read_work_objects
 from .records import work_rows
-
-UNPARSED_SHOWN = 1_000   # unparsed references listed with file and line in the manifest; cited.parquet has all (raw:)
+from .reference_table import ReferenceTable
 
 
 @dataclass
@@ -131,8 +136,8 @@ def group_entries(entries: list[Entry]) -> list[list[Entry]]:
         if entry.scheme is not None:
             natives.setdefault(groups.find(i), set()).add((entry.scheme, entry.native_id))
     for members in titled.values():
-        with_doi = {groups.find(i) for i in members if entries[i].work.get("doi")}
-        without = [i for i in members if not entries[i].work.get("doi")]
+        with_doi = {groups.find(i) for i in members if entries[i].doi}
+        without = [i for i in members if not entries[i].doi]
         if len(with_doi) <= 1 and without:
             anchor = next(iter(with_doi)) if with_doi else without[0]
             for i in without:
@@ -150,7 +155,7 @@ def group_entries(entries: list[Entry]) -> list[list[Entry]]:
 
 
 def _dois_differ(a: Entry, b: Entry) -> bool:
-    doi_a, doi_b = a.work.get("doi"), b.work.get("doi")
+    doi_a, doi_b = a.doi, b.doi
     return bool(doi_a and doi_b and doi_a != doi_b)
 
 
@@ -178,7 +183,7 @@ def merge_group(entries: list[Entry]) -> Merged:
         else:
             work[name] = False if name == "is_retracted" else None
     authors_from = next((e for e in entries if e.authors), None)
-    references_from = next((e for e in entries if e.referenced_ids or e.raw_references), None)
+    references_from = next((e for e in entries if e.cites or e.referenced_ids or e.raw_references), None)
     for i, entry in enumerate(entries):
         if entry is authors_from:
             supplied[i].append("authors")
@@ -189,131 +194,252 @@ def merge_group(entries: list[Entry]) -> Merged:
     return Merged(best.native_id, entries, work, supplied, authors_from, references_from)
 
 
-def _ref_id(identity: str) -> str:
-    return derived_id("REF", identity)
+class _Spill:
+    """Entries pickled to a scratch file as they are read and read back one group at a time: a hundred
+    thousand records as Python objects are about a gigabyte."""
+
+    def __init__(self, path: Path) -> None:
+        self.file = path.open("w+b")
+        self.offsets: list[int] = []
+
+    def add(self, entry: Entry) -> None:
+        self.offsets.append(self.file.tell())
+        pickle.dump(entry, self.file, pickle.HIGHEST_PROTOCOL)
+
+    def get(self, index: int) -> Entry:
+        self.file.seek(self.offsets[index])
+        return pickle.load(self.file)
+
+    def close(self) -> None:
+        self.file.close()
 
 
-class _References:
-    """Every distinct cited reference met, parsed once, with what resolving and labelling it needs.
+@dataclass(slots=True)
+class _Key:
+    """What `group_entries` needs of an entry, without its rows; `index` finds the entry in the spill."""
 
-    A field's export cites millions of distinct works, so each costs as little as it can: a raw string
-    maps to its identity alone (whether it has a DOI is in the identity), the raw text of a parsed
-    identity is its `ParsedRef`'s, and only unparsed identities keep theirs apart."""
+    index: int
+    keys: list[str]
+    doi: str | None
+    scheme: str | None
+    native_id: str
+    rank: int
+    order: int
+    file: str
 
-    def __init__(self, fold: SourceFolding | None = None) -> None:
-        self.fold = fold
-        self.parsed: dict[str, Any] = {}          # identity → ParsedRef (first met) or None (unparsed)
-        self.forms: list[Any] = []                # every distinct parsed reference: merge_identities compares them all
-        self.unparsed_raw: dict[str, str] = {}    # raw: identity → the raw string first met
-        self.counts: Counter = Counter()
-        self.unparsed: list[dict[str, Any]] = []
-        self.seen: dict[str, dict[str, str | None]] = {}   # style → raw → identity (None: names no work)
+    def merge_keys(self) -> list[str]:
+        return self.keys
 
-    def raw(self, identity: str) -> str:
-        """The raw string first met for `identity`."""
-        parsed = self.parsed[identity]
-        return parsed.raw if parsed is not None else self.unparsed_raw[identity]
 
-    def add(self, raw: str, line: int | None, style: str, file: str) -> str | None:
-        """The identity of one raw reference, None for one that names no work (`names_a_work`: a bare
-        year); an unparsed one is listed with its file and line. A raw string met before (popular
-        references recur thousands of times) is not parsed again."""
-        self.counts["references"] += 1
-        seen = self.seen.setdefault(style, {})
-        if raw in seen:
-            identity = seen[raw]
-            if identity is None:
-                self.counts["unnamed"] += 1
-            elif identity.startswith("raw:"):
-                self._unparsed(raw, line, file)
-            self.counts["with_doi"] += identity is not None and identity.startswith("doi:")
-            return identity
-        identity = seen[raw] = self._identity(raw, style, file, line)
-        return identity
+#: `import_files` hands each table to a writer: its name (a bundle table, "cited", "origins") and its rows,
+#: a pandas frame or, for the references and cited tables, Arrow batches sorted by key
+Writer = Callable[[str, "pd.DataFrame | Iterator[pa.RecordBatch]"], Any]
+SCHEMAS = {**BUNDLE_TABLES, "cited": SOURCE_REFS, "origins": ORIGINS}
 
-    def _unparsed(self, raw: str, line: int | None, file: str) -> None:
-        self.counts["unparsed"] += 1
-        if len(self.unparsed) < UNPARSED_SHOWN:
-            self.unparsed.append({"file": file, "line": line, "reference": raw[:300]})
 
-    def _identity(self, raw: str, style: str, file: str, line: int | None) -> str | None:
-        parsed = parse_reference(raw, style)
-        if parsed is not None and not names_a_work(parsed):
-            self.counts["unnamed"] += 1
-            return None
-        if parsed is None:
-            self._unparsed(raw, line, file)
-            identity = "raw:" + " ".join(raw.split()).casefold()
-            self.parsed.setdefault(identity, None)
-            self.unparsed_raw.setdefault(identity, raw)
-            return identity
-        identity = identity_key(parsed, self.fold)
-        self.forms.append(parsed)
-        self.counts["with_doi"] += bool(parsed.doi)
-        self.parsed.setdefault(identity, parsed)
-        return identity
+def table_writer(paths: dict[str, Path]) -> Writer:
+    """A `Writer` of each table to its path in `paths` (`write_table`; `write_arrow` for batches)."""
+    def write(name: str, rows) -> None:
+        if isinstance(rows, pd.DataFrame):
+            write_table(rows, SCHEMAS[name], paths[name])
+        else:
+            write_arrow(rows, SCHEMAS[name], paths[name])
+    return write
 
 
 def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None = None,
            skips: Skips | None = None, on_record: Callable[[int], None] | None = None,
            fold: SourceFolding | None = None) -> Ingested:
-    """Read, merge and resolve the works of `paths` (named in messages as `names`); `fold` maps source
-    names before references are keyed (`source.thesaurus`)."""
+    """`import_files` into memory: its tables as they are written, read back (for a review's files, the
+    tests and `source.resolve: openalex`; the sources job writes them straight to its outputs)."""
+    with tempfile.TemporaryDirectory(prefix="b2g-ingest-") as tmp:
+        folder = Path(tmp)
+        counts = import_files(paths, names, formats, skips, on_record, fold,
+                              write=table_writer({name: folder / f"{name}.parquet" for name in SCHEMAS}),
+                              scratch=folder)
+        return Ingested(Bundle.read(folder), read_table(folder / "cited.parquet", SOURCE_REFS),
+                        read_table(folder / "origins.parquet", ORIGINS), counts)
+
+
+def import_files(paths: list[Path], names: list[str], formats: list[str | None] | None = None,
+                 skips: Skips | None = None, on_record: Callable[[int], None] | None = None,
+                 fold: SourceFolding | None = None, *, write: Writer, scratch: Path) -> dict[str, Any]:
+    """Read, merge and resolve the works of `paths` (named in messages as `names`), handing each table to
+    `write` as it is done; returns the counts. `fold` maps source names before references are keyed
+    (`source.thesaurus`). Records wait in a file and references in DuckDB, both in `scratch` (a folder
+    the caller removes), so that memory holds the tables being written, not every record and reference."""
     skips = Skips() if skips is None else skips
     formats = formats or [None] * len(paths)
-    refs = _References(fold)
-    entries = []
-    for entry in read_entries(paths, names, formats, skips, on_record):
-        if entry.raw_references:   # parsed as read: an entry keeps identities, not raw strings
-            style = style_for(entry.format)
-            entry.referenced_ids = [i for raw, line in entry.raw_references
-                                    if (i := refs.add(raw, line, style, entry.file)) is not None]
-            entry.raw_references = []
-            entry.parsed_references = True
-        entries.append(entry)
-    merged = [merge_group(g) for g in group_entries(entries)]
-    cites: dict[str, list[str]] = {}
-    for m in merged:
-        source = m.references_from
-        if source is None:
-            cites[m.work_id] = []
-        elif source.parsed_references:
-            cites[m.work_id] = source.referenced_ids
-        else:
-            cites[m.work_id] = [short_id(r) or r for r in source.referenced_ids]
-    resolved, counts = _resolve(merged, refs, fold)
-    bundle = _bundle(merged, cites, resolved)
-    cited = _cited_table(refs, resolved, bundle.references)
-    by_file = Counter(e.file for e in entries)
-    dup_by_file = Counter(e.file for m in merged for e in m.entries[1:])
-    counts = {"records": len(entries), "works": len(merged),
-              "files": [{"file": name, "records": by_file.get(name, 0), "duplicates": dup_by_file.get(name, 0)}
+    refs = ReferenceTable(scratch, fold)
+    spill = _Spill(scratch / "entries.pickle")
+    try:
+        keys = _read(read_entries(paths, names, formats, skips, on_record), refs, spill)
+        refs.finish()
+        records, by_file = len(keys), Counter(k.file for k in keys)
+        merged = _Merged(fold)
+        for group in group_entries(keys):
+            merged.add(merge_group([spill.get(k.index) for k in group]), [k.index for k in group])
+        del keys
+        spill.close()
+        merged.write_rows(write)
+        resolving = refs.resolve(ReferenceResolver(merged.work_keys, fold), refs.fuller())
+        refs.references(merged.sources, lambda batches: write("references", batches))
+        merged.write_works(write, refs.reference_counts())
+        found = _agreements(merged, refs)
+        duplicates, works = merged.duplicates, merged.count
+        del merged   # its keys and sources: tens of MB a field, let go before the largest table is written
+        refs.cited(lambda batches: write("cited", batches))
+    finally:
+        spill.close()
+        refs.close()
+    counts = {"records": records, "works": works,
+              "files": [{"file": name, "records": by_file.get(name, 0), "duplicates": duplicates.get(name, 0)}
                         for name in names],
-              "references": {**counts, "total": refs.counts["references"], "unparsed": refs.counts["unparsed"],
+              "references": {**resolving, "total": refs.counts["references"], "unparsed": refs.counts["unparsed"],
                              "with_doi": refs.counts["with_doi"], "unnamed": refs.counts["unnamed"],
                              "unparsed_shown": refs.unparsed}}
-    if found := _agreements(merged, resolved):
+    if found:
         counts["agreement"] = found
-    return Ingested(bundle, cited, _origins(merged), counts)
+    return counts
 
 
-def _agreements(merged: list[Merged], resolved: dict[str, str]) -> list[dict[str, Any]]:
+def _read(entries: Iterable[Entry], refs: ReferenceTable, spill: _Spill) -> list[_Key]:
+    """Every entry to the spill and its references to `refs` (parsed as read: a field's export cites
+    millions of works); the keys that group them."""
+    keys = []
+    for entry in entries:
+        index = len(keys)
+        if entry.raw_references:
+            style = style_for(entry.format)
+            entry.cites = any([refs.add(index, raw, line, style, entry.file) is not None
+                               for raw, line in entry.raw_references])
+            entry.raw_references, entry.parsed_references = [], True
+        elif entry.referenced_ids:
+            refs.add_ids(index, [short_id(r) or r for r in entry.referenced_ids])
+            entry.cites, entry.referenced_ids = True, []
+        keys.append(_Key(index, entry.merge_keys(), entry.doi, entry.scheme, entry.native_id, entry.rank,
+                         entry.order, entry.file))
+        spill.add(entry)
+    return keys
+
+
+class _Rows:
+    """One table's rows, a tuple each as they come, turned into Arrow batches (`write_table`'s types)
+    every `ROWS` rows: a tenth of the memory of Python tuples."""
+
+    ROWS = 20_000
+
+    def __init__(self, schema) -> None:
+        self.schema = schema
+        self.types = pa.Schema.from_pandas(empty(schema), preserve_index=False)
+        self.pending: list[tuple] = []
+        self.batches: list[pa.RecordBatch] = []
+
+    def add(self, row: tuple) -> None:
+        self.pending.append(row)
+        if len(self.pending) >= self.ROWS:
+            self._batch()
+
+    def _batch(self) -> None:
+        if self.pending:
+            columns = list(zip(*self.pending))
+            self.batches.append(pa.RecordBatch.from_arrays(
+                [pa.array(values, type=self.types.field(i).type) for i, values in enumerate(columns)],
+                schema=self.types.remove_metadata()))
+            self.pending = []
+
+    def sorted_batches(self) -> Iterator[pa.RecordBatch]:
+        """The rows sorted by the schema's key, as `conform` sorts them, and let go."""
+        self._batch()
+        table = pa.Table.from_batches(self.batches, schema=self.types.remove_metadata())
+        self.batches = []
+        key = self.schema.metadata["key"]
+        yield from table.take(pc.sort_indices(table, [(k, "ascending") for k in key])).to_batches(ROW_GROUP)
+
+
+_AUTHORSHIP = [c for c in AUTHORSHIPS.columns if c != "work_id"]
+_AFFILIATION = [c for c in AFFILIATIONS.columns if c != "work_id"]
+_WORK = [c for c in WORKS.columns if c not in ("work_id", "n_references")]
+
+
+class _Merged:
+    """The rows of the merged works, gathered one work at a time: the works (their reference counts come
+    last), authorships, affiliations, terms and origins; the keys a reference resolves to each by; which
+    record each takes its references from; which database each record with references is from."""
+
+    def __init__(self, fold: SourceFolding | None) -> None:
+        self.fold = fold
+        self.count = 0
+        self.rows = {name: _Rows(schema) for name, schema in (("works", WORKS), ("authorships", AUTHORSHIPS),
+                     ("affiliations", AFFILIATIONS), ("terms", TERMS), ("origins", ORIGINS))}
+        self.work_keys: list[tuple[str, list[str]]] = []
+        self.sources: list[tuple[str, int]] = []
+        self.duplicates: Counter = Counter()
+        self.databases: dict[int, tuple[str, str]] = {}   # entry → (database, work ID)
+        self.files: dict[str, set[str]] = {}
+
+    def add(self, m: Merged, indices: list[int]) -> None:
+        from .agreement import database
+
+        wid, rows = m.work_id, self.rows
+        self.count += 1
+        rows["works"].add((wid, *(m.work[name] for name in _WORK[:11]), 0, *(m.work[name] for name in _WORK[11:])))
+        if m.authors_from:
+            for r in m.authors_from.authors:
+                rows["authorships"].add((wid, *(r.get(c) for c in _AUTHORSHIP)))
+            seen_places = set()
+            for r in m.authors_from.affiliations:
+                if (place := (r.get("position"), r.get("institution_id"))) not in seen_places:
+                    seen_places.add(place)
+                    rows["affiliations"].add((wid, *(r.get(c) for c in _AFFILIATION)))
+        seen = set()
+        for i, (entry, index) in enumerate(zip(m.entries, indices)):
+            for row in entry.terms:
+                if row[:2] not in seen:
+                    seen.add(row[:2])
+                    rows["terms"].add((wid, *row))
+            rows["origins"].add((wid, entry.file, entry.format, entry.record, entry.line, entry.native_id, i == 0,
+                                 ",".join(m.supplied[i])))
+            if entry is m.references_from:
+                self.sources.append((wid, index))
+            if entry.parsed_references and (db := database(entry.format, entry.scheme)) is not None:
+                self.databases[index] = (db, wid)
+                self.files.setdefault(db, set()).add(entry.file)
+        self.duplicates.update(e.file for e in m.entries[1:])
+        self.work_keys.append((wid, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
+                                              _first(m, "venue_abbrev"), _first(m, "volume"), _first(m, "first_page"),
+                                              m.work.get("doi"), self.fold, m.work.get("pmid"))))
+
+    def write_rows(self, write: Writer) -> None:
+        """Every table but the works, written and let go."""
+        for name in ("authorships", "affiliations", "terms", "origins"):
+            write(name, self.rows.pop(name).sorted_batches())
+
+    def write_works(self, write: Writer, n_references: dict[str, int]) -> None:
+        """The works, each with the number of works it references (`n_references`)."""
+        column = list(WORKS.columns).index("n_references")
+
+        def counted() -> Iterator[pa.RecordBatch]:
+            for batch in self.rows.pop("works").sorted_batches():
+                counts = pa.array([n_references.get(w, 0) for w in batch.column(0).to_pylist()], pa.int64())
+                yield batch.set_column(column, batch.schema.field(column), counts)
+        write("works", counted())
+
+
+def _agreements(merged: _Merged, refs: ReferenceTable) -> list[dict[str, Any]]:
     """How far each two databases' records of the same works agree on what they cite (agreement.py):
     each record's own references, resolved as the network resolves them."""
-    from .agreement import agreements, database
+    from .agreement import agreements
 
-    sides: dict[str, dict[str, set[str]]] = {}
-    files: dict[str, set[str]] = {}
-    for m in merged:
-        for entry in m.entries:
-            db = database(entry.format, entry.scheme) if entry.parsed_references else None
-            if db is not None:
-                sides.setdefault(db, {}).setdefault(m.work_id, set()).update(
-                    resolved.get(r, r) for r in entry.referenced_ids)
-                files.setdefault(db, set()).add(entry.file)
-    if len(sides) < 2:
+    if len({db for db, _ in merged.databases.values()}) < 2:
         return []
-    return agreements(sides, {db: sorted(names) for db, names in files.items()})
+    sides: dict[str, dict[str, set[str]]] = {}
+    for db, work_id in merged.databases.values():
+        sides.setdefault(db, {}).setdefault(work_id, set())
+    for entry, work_id in refs.entry_references(list(merged.databases)):
+        db, citing = merged.databases[entry]
+        sides[db][citing].add(work_id)
+    return agreements(sides, {db: sorted(names) for db, names in merged.files.items()})
 
 
 def read_source_folding(path: str | Path) -> SourceFolding:
@@ -361,32 +487,6 @@ def resolve_with_openalex(found: Ingested, ids_for_dois: Callable[[list[str]], d
     return Ingested(bundle, conform(renamed, SOURCE_REFS), found.origins, counts)
 
 
-def _resolve(merged: list[Merged], refs: _References,
-             fold: SourceFolding | None = None) -> tuple[dict[str, str], dict[str, Any]]:
-    """Identity → work ID. A key written elsewhere with a fuller identity (a DOI, a volume and page)
-    takes that one (`merge_identities`); it resolves to a work of the universe by DOI, else PMID, else by key
-    (`ReferenceResolver`); else it is a work of its own, ``REF:`` and a hash of the identity."""
-    resolver = ReferenceResolver(
-        ((m.work_id, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
-                               _first(m, "venue_abbrev"), _first(m, "volume"), _first(m, "first_page"),
-                               m.work.get("doi"), fold, m.work.get("pmid")))
-         for m in merged), fold)
-    fuller = merge_identities(refs.forms, fold)
-    out: dict[str, str] = {}
-    methods: Counter = Counter()
-    for identity, parsed in refs.parsed.items():
-        target = fuller.get(identity, identity)
-        best = refs.parsed.get(target, parsed) if target != identity else parsed
-        work_id, method = resolver.resolve(best) if best is not None else (None, None)
-        if work_id is None:
-            work_id, method = _ref_id(target), "merged" if target != identity else "unresolved"
-        out[identity] = work_id
-        methods[method] += 1
-    return out, {"identities": len(refs.parsed), "identities_by_method": dict(sorted(methods.items())),
-                 "merged_into_fuller": sum(1 for i in refs.parsed if fuller.get(i, i) != i),
-                 "ambiguous": resolver.ambiguous}
-
-
 def _first_author(m: Merged) -> str | None:
     return m.authors_from.first_author() if m.authors_from else None
 
@@ -395,69 +495,3 @@ def _first(m: Merged, name: str) -> str | None:
     return next((getattr(e, name) for e in m.entries if getattr(e, name)), None)
 
 
-def _bundle(merged: list[Merged], cites: dict[str, list[str]], resolved: dict[str, str]) -> Bundle:
-    works, authorships, affiliations, terms = [], [], [], []
-    citing: list[str] = []       # the references table as two columns: millions of rows, no dict each
-    cited: list[str] = []
-    for m in merged:
-        refs = sorted({resolved.get(r, r) for r in cites.pop(m.work_id)} - {m.work_id})
-        works.append({"work_id": m.work_id, **m.work, "n_references": len(refs)})
-        citing.extend([m.work_id] * len(refs))
-        cited.extend(refs)
-        if m.authors_from:
-            authorships.extend({"work_id": m.work_id, **row} for row in m.authors_from.authors)
-            affiliations.extend({"work_id": m.work_id, **row} for row in m.authors_from.affiliations)
-        seen = set()
-        for entry in m.entries:
-            for row in entry.terms:
-                if row[:2] not in seen:
-                    seen.add(row[:2])
-                    terms.append((m.work_id, *row))
-    affiliations = pd.DataFrame(affiliations, columns=list(AFFILIATIONS.columns))
-    affiliations = affiliations.drop_duplicates(["work_id", "position", "institution_id"])
-    return Bundle(works=conform(pd.DataFrame(works, columns=list(WORKS.columns)), WORKS),
-                  authorships=conform(pd.DataFrame(authorships, columns=list(AUTHORSHIPS.columns)), AUTHORSHIPS),
-                  affiliations=conform(affiliations, AFFILIATIONS),
-                  references=conform(pd.DataFrame({"work_id": citing, "referenced_id": cited}), REFERENCES),
-                  terms=conform(pd.DataFrame.from_records(terms, columns=list(TERMS.columns)), TERMS))
-
-
-def _cited_table(refs: _References, resolved: dict[str, str], references: pd.DataFrame) -> pd.DataFrame:
-    """The REF works: one row per identity that resolved to no work of the universe, labelled from the
-    reference (first met), with the number of works citing it."""
-    from ..tables import SOURCE_REFS
-
-    citing = references.groupby("referenced_id").size()
-    label_of: dict[str, str] = {}   # REF ID → the identity it is named after (itself when it was met)
-    for identity, work_id in resolved.items():
-        if work_id.startswith("REF:") and (work_id not in label_of or work_id == _ref_id(identity)):
-            label_of[work_id] = identity
-    ids = list(label_of)         # columns, not a dict per row: a field's export has millions of REF works
-    identities = [label_of[w] for w in ids]
-    parsed = [refs.parsed[i] for i in identities]
-    raw = [refs.raw(i) for i in identities]
-
-    def attr(name: str) -> list:
-        return [getattr(p, name, None) for p in parsed]
-    table = pd.DataFrame({
-        "work_id": ids, "identity": identities, "raw": raw, "first_author": [_label_author(p) for p in parsed],
-        "year": attr("year"), "title": [getattr(p, "title", None) if p else r for p, r in zip(parsed, raw)],
-        "venue": attr("source"), "volume": attr("volume"), "page": attr("page"), "doi": attr("doi"),
-        "pmid": attr("pmid"),
-        "citing": pd.Series(ids, dtype=object).map(citing).fillna(0).astype("int64").to_numpy()},
-        columns=list(SOURCE_REFS.columns))
-    return conform(table.drop_duplicates("work_id"), SOURCE_REFS)
-
-
-def _label_author(parsed) -> str | None:
-    author = getattr(parsed, "first_author", None) if parsed is not None else None
-    return display_name(author) if author else None
-
-
-def _origins(merged: list[Merged]) -> pd.DataFrame:
-    from ..tables import ORIGINS
-
-    rows = [{"work_id": m.work_id, "file": e.file, "format": e.format, "record": e.record, "line": e.line,
-             "native_id": e.native_id, "primary": i == 0, "fields": ",".join(m.supplied[i])}
-            for m in merged for i, e in enumerate(m.entries)]
-    return conform(pd.DataFrame(rows, columns=list(ORIGINS.columns)), ORIGINS)

@@ -43,6 +43,7 @@ class Entry:
     referenced_ids: list[str] = field(default_factory=list)            # OpenAlex: resolved already
     raw_references: list[tuple[str, int | None]] = field(default_factory=list)   # exports: (raw, line)
     parsed_references: bool = False   # referenced_ids hold the identities of raw_references (ingest.py)
+    cites: bool = False               # its references went to a ReferenceTable, which holds them (ingest.py)
     venue_abbrev: str | None = None
     volume: str | None = None
     first_page: str | None = None
@@ -54,6 +55,10 @@ class Entry:
         if found is None:
             return self.format
         return None if found[0] == "bib2graph" else found[0]
+
+    @property
+    def doi(self) -> str | None:
+        return self.work.get("doi")
 
     @property
     def rank(self) -> int:

@@ -465,22 +465,39 @@ def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = Non
     for ref in refs:
         if ref.year is None:
             continue
-        author = author_key(ref.first_author) or ""
-        identity = identity_key(ref, fold)
-        surname, _, initial = author.partition(" ")
-        letters, numbers = source_parts(ref.source, fold, ref.year)
-        form = _Form(identity, letters, numbers, _number(ref.volume), _number(ref.page), surname, initial,
-                     bool(ref.page and _ARTICLE.match(ref.page)))
-        if surname and not identity.startswith("raw:"):
-            blocks[(surname, ref.year)].add(form)
-        for text in {ref.title, ref.source} - {None}:
-            if len(letters_only := re.sub(r"[^A-Z]", "", _ascii_upper(text))) >= TITLE_CHARS:
-                titled[(ref.year, letters_only)].add(form)
+        form, block, titles = form_parts(ref, fold)
+        if block is not None:
+            blocks[block].add(form)
+        for title in titles:
+            titled[(ref.year, title)].add(form)
+    return merge_forms(blocks.values(), titled.values())
+
+
+def form_parts(ref: ParsedRef, fold: SourceFolding | None = None,
+               identity: str | None = None) -> tuple["_Form", tuple[str, int] | None, list[str]]:
+    """A dated reference as `merge_identities` compares it: its `_Form`, its block (surname, year; None
+    without a surname or for a raw identity) and the letters of its title and source that are long enough
+    to compare (`TITLE_CHARS`). `identity`: its `identity_key`, when known."""
+    author = author_key(ref.first_author) or ""
+    identity = identity or identity_key(ref, fold)
+    surname, _, initial = author.partition(" ")
+    letters, numbers = source_parts(ref.source, fold, ref.year)
+    form = _Form(identity, letters, numbers, _number(ref.volume), _number(ref.page), surname, initial,
+                 bool(ref.page and _ARTICLE.match(ref.page)))
+    block = (surname, ref.year) if surname and not identity.startswith("raw:") else None
+    titles = sorted({letters_only for text in {ref.title, ref.source} - {None}
+                     if len(letters_only := re.sub(r"[^A-Z]", "", _ascii_upper(text))) >= TITLE_CHARS})
+    return form, block, titles
+
+
+def merge_forms(blocks: Iterable[set["_Form"]], titled: Iterable[set["_Form"]]) -> dict[str, str]:
+    """`merge_identities` over its forms already grouped: `blocks` one set per surname and year, `titled`
+    one set per year and title letters (a set of one form may be left out: it can match nothing)."""
     merged: dict[str, str] = {}
-    for forms in blocks.values():
+    for forms in blocks:
         merged.update(_merge_block(forms))
     # better identities first, so that a candidate is already followed to where it maps
-    for form, forms in sorted(((f, fs) for fs in titled.values() for f in fs if f.rank >= 3),
+    for form, forms in sorted(((f, fs) for fs in titled for f in fs if f.rank >= 3),
                               key=lambda pair: (pair[0].rank, pair[0].identity)):
         if form.identity in merged:
             continue

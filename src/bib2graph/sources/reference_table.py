@@ -1,0 +1,290 @@
+"""The cited references of an import, held in DuckDB rather than as Python objects.
+
+A field's export cites millions of distinct works (100,000 Web of Science records: 5.8M references to
+2.9M works), which as Python objects cost gigabytes. Each reference is parsed as it is read (a bounded
+cache skips the popular ones met again) and leaves rows on disk:
+
+    occurrences   (entry, ref, parsed)   one per reference of a record: its identity, or an OpenAlex ID
+    forms         one per reference parsed anew: what it says, and its parts as merging compares them
+    resolved      (identity, work_id, self, seq)   one per identity, once `resolve` has run
+
+DuckDB does what needs all of them at once (the first form met of each identity, the blocks of one
+surname and year that `merge_forms` compares, the references table, the cited works' labels), spilling
+to disk as it needs. What comes out is what `ingest` computed in memory before: the same identities,
+the same resolution, the same tables.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import duckdb
+import pyarrow as pa
+
+from .exports.names import display_name
+from .exports.parsed_ref import ParsedRef
+from .exports.references import (ReferenceResolver, SourceFolding, _Form, form_parts, identity_key,
+                                 merge_forms, names_a_work, parse_reference)
+from .exports.work_ids import derived_id
+
+UNPARSED_SHOWN = 1_000   # unparsed references listed with file and line in the manifest; cited.parquet has all
+CACHE = 100_000          # raw strings remembered per import: a popular reference is parsed once per cache life
+BATCH = 50_000           # rows buffered in Python before they go to DuckDB
+HASH_JOIN = True         # join on identities' hashes when no two share one (tests turn it off)
+MEMORY_LIMIT = "200MB"   # DuckDB's own (one thread); it spills to its temp folder past it
+IDLE_LIMIT = "32MB"      # while the works are merged in Python
+
+_REF_FIELDS = ("first_author", "year", "source", "volume", "page", "doi", "title", "pmid")
+_FORM_FIELDS = ("identity", "letters", "numbers", "volume", "page", "surname", "initial", "article")
+_FORMS = {"seq": pa.int64(), "identity": pa.string(), "raw": pa.string(), "unparsed": pa.bool_(),
+          **{f: (pa.int64() if f == "year" else pa.string()) for f in _REF_FIELDS}, "label_author": pa.string(),
+          **{f"f_{f}": (pa.bool_() if f == "article" else pa.string()) for f in _FORM_FIELDS[1:]},
+          "title_1": pa.string(), "title_2": pa.string()}
+#: `_Form.rank` in SQL, over a form's columns
+_RANK = ("CASE WHEN starts_with(identity, 'doi:') THEN 0 WHEN starts_with(identity, 'pmid:') THEN 1 "
+         "WHEN starts_with(identity, 'raw:') THEN 4 WHEN f_volume <> '' AND f_page <> '' THEN 2 ELSE 3 END")
+_OCCURRENCES = {"entry": pa.int64(), "ref": pa.string(), "parsed": pa.bool_()}
+
+
+def ref_id(identity: str) -> str:
+    """The ID of a cited work no work of the universe is: ``REF:`` and a hash of its identity."""
+    return derived_id("REF", identity)
+
+
+class _Buffer:
+    """Rows as Python column lists, appended to a DuckDB table `BATCH` rows at a time."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, table: str, types: dict[str, pa.DataType]) -> None:
+        self.con, self.table, self.types = con, table, types
+        self.columns: dict[str, list] = {name: [] for name in types}
+        self.size = 0
+        con.execute(f"CREATE TABLE {table} ({', '.join(f'{n} {_sql_type(t)}' for n, t in types.items())})")
+
+    def add(self, row: tuple) -> None:
+        for values, value in zip(self.columns.values(), row):
+            values.append(value)
+        self.size += 1
+        if self.size >= BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.size:
+            return
+        self.con.register("batch", pa.table({n: pa.array(v, type=self.types[n]) for n, v in self.columns.items()}))
+        self.con.execute(f"INSERT INTO {self.table} SELECT * FROM batch")
+        self.con.unregister("batch")
+        for values in self.columns.values():
+            values.clear()
+        self.size = 0
+
+
+def _sql_type(t: pa.DataType) -> str:
+    return {pa.int64(): "BIGINT", pa.string(): "VARCHAR", pa.bool_(): "BOOLEAN"}[t]
+
+
+class ReferenceTable:
+    """Every cited reference of an import: added while reading (`add`, `add_ids`), then merged,
+    resolved and tabled by DuckDB in `folder` (a scratch folder the caller removes)."""
+
+    def __init__(self, folder: Path, fold: SourceFolding | None = None) -> None:
+        self.fold = fold
+        self.con = duckdb.connect(str(Path(folder) / "references.duckdb"))
+        self.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'; SET preserve_insertion_order = false; "
+                         "SET threads = 1; SET arrow_large_buffer_size = true; "
+                         f"SET temp_directory = '{Path(folder) / 'spill'}'")
+        self.forms = _Buffer(self.con, "forms", _FORMS)
+        self.occurrences = _Buffer(self.con, "occurrences", _OCCURRENCES)
+        self.cache: dict[tuple[str, str], str | None] = {}
+        self.seq = 0
+        self.counts: Counter = Counter()
+        self.unparsed: list[dict[str, Any]] = []
+
+    def close(self) -> None:
+        self.con.close()
+
+    # ---------------------------------------------------------------------------------------- reading
+
+    def add(self, entry: int, raw: str, line: int | None, style: str, file: str) -> str | None:
+        """The identity of one raw reference of record `entry`, None for one that names no work (a bare
+        year); one given a ``raw:`` identity (no author–year key, DOI or PMID found in it) is counted as
+        unparsed and listed with its file and line, every time it is met."""
+        self.counts["references"] += 1
+        key = (style, raw)
+        if key in self.cache:
+            identity = self.cache[key]
+        else:
+            if len(self.cache) >= CACHE:
+                self.cache.clear()
+            identity = self.cache[key] = self._parse(raw, style)
+        if identity is None:
+            self.counts["unnamed"] += 1
+            return None
+        if identity.startswith("raw:"):   # no key, DOI or PMID found: a raw: row of cited.parquet
+            self._unparsed(raw, line, file)
+        self.counts["with_doi"] += identity.startswith("doi:")
+        self.occurrences.add((entry, identity, True))
+        return identity
+
+    def add_ids(self, entry: int, ids: list[str]) -> None:
+        """References already given as work IDs (OpenAlex), kept as they are."""
+        for work_id in ids:
+            self.occurrences.add((entry, work_id, False))
+
+    def _unparsed(self, raw: str, line: int | None, file: str) -> None:
+        self.counts["unparsed"] += 1
+        if len(self.unparsed) < UNPARSED_SHOWN:
+            self.unparsed.append({"file": file, "line": line, "reference": raw[:300]})
+
+    def _parse(self, raw: str, style: str) -> str | None:
+        """Its identity (None: it names no work), and a new form row."""
+        parsed = parse_reference(raw, style)
+        if parsed is not None and not names_a_work(parsed):
+            return None
+        self.seq += 1
+        if parsed is None:
+            identity = "raw:" + " ".join(raw.split()).casefold()
+            self.forms.add((self.seq, identity, raw, True) + (None,) * (len(_FORMS) - 4))
+            return identity
+        identity = identity_key(parsed, self.fold)
+        parts: tuple = (None,) * 9
+        if parsed.year is not None:
+            form, _, titles = form_parts(parsed, self.fold, identity)
+            titles += [None, None]
+            parts = tuple(getattr(form, f) for f in _FORM_FIELDS[1:]) + (titles[0], titles[1])
+        author = display_name(parsed.first_author) if parsed.first_author else None
+        self.forms.add((self.seq, identity, parsed.raw, False) + tuple(getattr(parsed, f) for f in _REF_FIELDS)
+                       + (author,) + parts)
+        return identity
+
+    def finish(self) -> None:
+        """Every buffered row to DuckDB; the first form met of each identity tabled (`firsts`)."""
+        self.forms.flush()
+        self.occurrences.flush()
+        self.cache.clear()
+        self.con.execute("CREATE TABLE firsts AS SELECT * FROM forms WHERE seq IN "
+                         "(SELECT min(seq) FROM forms GROUP BY identity)")
+        self.con.execute(f"SET memory_limit = '{IDLE_LIMIT}'")   # its cached pages let go while works merge
+
+    def _busy(self) -> None:
+        self.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+
+    def _table(self, name: str, columns: dict[str, pa.Array]) -> None:
+        self.con.register("_arrow", pa.table(columns))
+        self.con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM _arrow")
+        self.con.unregister("_arrow")
+
+    # -------------------------------------------------------------------------------------- resolving
+
+    def _forms(self, query: str) -> Iterator[tuple]:
+        """Rows of `query`, a batch at a time, read through a cursor of their own (rows go on being written
+        through the connection meanwhile)."""
+        reader = self.con.cursor().sql(query).to_arrow_reader(BATCH)
+        for batch in reader:
+            yield from zip(*(batch.column(i).to_pylist() for i in range(batch.num_columns)))
+
+    def fuller(self) -> dict[str, str]:
+        """`merge_identities` over every dated parsed reference, a block of one surname and year at a time
+        (of the title groups, only those where a form of rank 3 or 4 meets a better one: no other can merge)."""
+        self._busy()
+        cols = ", ".join(f"f_{f}" if f != "identity" else f for f in _FORM_FIELDS)
+        dated = "FROM forms WHERE year IS NOT NULL AND NOT unparsed"
+        blocks_q = (f"SELECT DISTINCT f_surname AS s, year AS y, {cols} {dated} AND f_surname <> '' "
+                    "AND NOT starts_with(identity, 'raw:') ORDER BY s, y")
+        titled_q = (f"""WITH t AS (SELECT DISTINCT year AS y, k, {cols} FROM
+                            (SELECT *, unnest([title_1, title_2]) AS k {dated}) WHERE k IS NOT NULL),
+                        g AS (SELECT y, k FROM t GROUP BY y, k HAVING max({_RANK}) >= 3 AND min({_RANK}) < max({_RANK}))
+                        SELECT t.* FROM t SEMI JOIN g ON t.y = g.y AND t.k = g.k ORDER BY t.y, t.k""")
+        return merge_forms(self._groups(blocks_q), list(self._groups(titled_q)))
+
+    def _groups(self, query: str) -> Iterator[set[_Form]]:
+        """The forms of `query`'s rows (two grouping columns, then a form's fields), one set per group."""
+        current, forms = None, set()
+        for row in self._forms(query):
+            if row[:2] != current:
+                if forms:
+                    yield forms
+                current, forms = row[:2], set()
+            forms.add(_Form(*row[2:]))
+        if forms:
+            yield forms
+
+    def resolve(self, resolver: ReferenceResolver, fuller: dict[str, str]) -> dict[str, Any]:
+        """Identity → work ID, as `ingest` resolves it, tabled as ``resolved``; returns the counts."""
+        self._table("fuller", {"identity": pa.array(list(fuller), pa.string()),
+                               "target": pa.array(list(fuller.values()), pa.string())})
+        fields = ", ".join(f"t.{f}" for f in ("raw", "unparsed", *_REF_FIELDS))
+        self.con.execute(f"""CREATE TABLE best AS SELECT m.identity, m.target, {fields}   -- the target's form, whole
+                             FROM fuller m JOIN firsts t ON t.identity = m.target""")
+        fields = ", ".join(f"CASE WHEN b.identity IS NULL THEN f.{f} ELSE b.{f} END"
+                           for f in ("raw", "unparsed", *_REF_FIELDS))
+        rows = self._forms(f"""SELECT f.identity, f.seq, coalesce(b.target, f.identity), {fields}
+                               FROM firsts f LEFT JOIN best b ON b.identity = f.identity""")
+        out = _Buffer(self.con, "resolved", {"identity": pa.string(), "work_id": pa.string(), "self": pa.bool_(),
+                                             "seq": pa.int64()})
+        methods: Counter = Counter()
+        identities = merged = 0
+        for identity, seq, target, raw, unparsed, *fields in rows:
+            identities += 1
+            merged += target != identity
+            work_id, method = (None, None) if unparsed else resolver.resolve(ParsedRef(raw, *fields))
+            if work_id is None:
+                work_id, method = ref_id(target), "merged" if target != identity else "unresolved"
+            methods[method] += 1
+            out.add((identity, work_id, work_id == ref_id(identity), seq))
+        out.flush()
+        self._join_key()
+        return {"identities": identities, "identities_by_method": dict(sorted(methods.items())),
+                "merged_into_fuller": merged, "ambiguous": resolver.ambiguous}
+
+    def _join_key(self) -> None:
+        """Each identity's 64-bit hash, the key references are joined to their resolution by (a hash table
+        of 2.9M identity strings does not fit DuckDB's memory, one of integers does); the identities
+        themselves when two of them share a hash."""
+        self.con.execute("CREATE OR REPLACE TABLE resolved AS SELECT *, hash(identity) AS h FROM resolved")
+        unique = HASH_JOIN and self.con.execute("SELECT count(DISTINCT h) = count(*) FROM resolved").fetchall()[0][0]
+        self.join_key = "h" if unique else "identity"
+        self.join_on = "r.h = hash(o.ref)" if unique else "r.identity = o.ref"
+
+    # ---------------------------------------------------------------------------------------- tables
+
+    def references(self, sources: list[tuple[str, int]], write: Callable[[Iterator[pa.RecordBatch]], Any]) -> Any:
+        """The references table of the merged works, each citing what the record it takes its references
+        from (`sources`: work ID, entry) cites, resolved, once, never itself; sorted, handed to `write` a
+        batch at a time. Also tabled as ``cites`` (work_id, referenced_id) for the counts."""
+        self._table("sources", {"work_id": pa.array([w for w, _ in sources], pa.string()),
+                                "entry": pa.array([e for _, e in sources], pa.int64())})
+        self.con.execute(f"""CREATE TABLE cites AS SELECT DISTINCT s.work_id,
+                                 CASE WHEN o.parsed THEN r.work_id ELSE o.ref END AS referenced_id
+                             FROM occurrences o JOIN sources s ON o.entry = s.entry
+                             LEFT JOIN (SELECT {self.join_key}, work_id FROM resolved) r ON {self.join_on}""")
+        self.con.execute("DELETE FROM cites WHERE referenced_id = work_id")
+        return write(self.con.sql("SELECT work_id, referenced_id FROM cites ORDER BY work_id, referenced_id")
+                     .to_arrow_reader(BATCH))
+
+    def reference_counts(self) -> dict[str, int]:
+        """Work ID → the number of works it references (after `references`)."""
+        return dict(self.con.execute("SELECT work_id, count(*) FROM cites GROUP BY work_id").fetchall())
+
+    def cited(self, write: Callable[[Iterator[pa.RecordBatch]], Any]) -> Any:
+        """The REF works (SOURCE_REFS): one row per ``REF:`` ID, labelled from the identity it is named after
+        (else the first met that resolved to it) as first met, with the number of works citing it; handed
+        to `write` a batch at a time, sorted by work ID."""
+        self.con.execute("""CREATE TABLE label AS SELECT work_id, arg_min(seq, CASE WHEN self THEN -1 ELSE seq END) AS seq
+                            FROM resolved WHERE starts_with(work_id, 'REF:') GROUP BY work_id""")
+        self.con.execute("""CREATE TABLE citing AS SELECT referenced_id AS work_id, count(*) AS n FROM cites
+                            WHERE starts_with(referenced_id, 'REF:') GROUP BY referenced_id""")
+        return write(self.con.sql("""
+            SELECT l.work_id, f.identity, f.raw, f.label_author AS first_author, f.year,
+                   CASE WHEN f.unparsed THEN f.raw ELSE f.title END AS title, f.source AS venue, f.volume,
+                   f.page, f.doi, f.pmid, coalesce(c.n, 0) AS citing
+            FROM firsts f JOIN label l ON f.seq = l.seq LEFT JOIN citing c ON c.work_id = l.work_id
+            ORDER BY l.work_id""").to_arrow_reader(BATCH))
+
+    def entry_references(self, entries: list[int]) -> Iterator[tuple[int, str]]:
+        """(entry, resolved reference) of the parsed references of `entries` (the agreement of databases)."""
+        self._table("wanted", {"entry": pa.array(entries, pa.int64())})
+        yield from self._forms(f"""SELECT o.entry, r.work_id FROM occurrences o SEMI JOIN wanted t ON o.entry = t.entry
+                                   JOIN (SELECT {self.join_key}, work_id FROM resolved) r ON {self.join_on}
+                                   WHERE o.parsed""")
