@@ -112,11 +112,13 @@ def child(mode: str, path: Path) -> dict:
             records += 1
             references += len(record.references)
         out = {"records": records, "references": references, "skips": len(skips)}
-    elif mode == "sources":   # the whole sources job: read, merge, parse and resolve every reference
-        from bib2graph.sources.ingest import ingest
+    elif mode == "sources":   # the whole sources job: read, merge, parse and resolve every reference, write
+        from bib2graph.sources.ingest import SCHEMAS, import_files, table_writer
 
-        found = ingest([path], [path.name], ["wos"])
-        out = {"records": found.counts["records"], "references": found.counts["references"]["total"], "skips": 0}
+        with tempfile.TemporaryDirectory(prefix="b2g-bench-sources-") as tmp:
+            write = table_writer({name: Path(tmp) / f"{name}.parquet" for name in SCHEMAS})
+            counts = import_files([path], [path.name], ["wos"], write=write, scratch=Path(tmp))
+        out = {"records": counts["records"], "references": counts["references"]["total"], "skips": 0}
     else:
         lines = 0
         with open(path, encoding="utf-8-sig") as stream:

@@ -12,7 +12,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import pandas as pd
 import pandera.pandas as pa
@@ -271,11 +271,12 @@ ROW_GROUP = 1024 * 1024
 
 
 def write_arrow(batches: Iterable[pa_arrow.RecordBatch], schema: pa.DataFrameSchema,
-                path: str | os.PathLike[str]) -> int:
+                path: str | os.PathLike[str], checked: bool = True) -> int:
     """`write_table` for rows built outside pandas (millions of cited references), given as Arrow batches
     already sorted by the schema's key: the same checks and the same bytes (`write_table`'s Arrow types
     and pandas metadata, row groups of `ROW_GROUP` rows, each one chunk, zstd), never more than one row
-    group in memory. Returns the rows written."""
+    group in memory. Returns the rows written. `checked` False skips the columns' value checks (rows
+    that passed them when first written); nulls, order and uniqueness are always checked."""
     written = pa_arrow.Schema.from_pandas(empty(schema), preserve_index=False)   # what from_pandas gives
     rows, last = 0, None
     with atomic_path(path) as tmp:
@@ -283,7 +284,7 @@ def write_arrow(batches: Iterable[pa_arrow.RecordBatch], schema: pa.DataFrameSch
         try:
             for group in _row_groups(batches):
                 group = group.select(list(schema.columns)).cast(written).combine_chunks()
-                last = _checked_group(group, schema, last)
+                last = _checked_group(group, schema, last, checked)
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, written, compression="zstd")
                 writer.write_table(group, row_group_size=ROW_GROUP)
@@ -293,6 +294,7 @@ def write_arrow(batches: Iterable[pa_arrow.RecordBatch], schema: pa.DataFrameSch
                 writer.close()
         if writer is None:   # no rows: what write_table writes for an empty table
             pq.write_table(pa_arrow.Table.from_pandas(empty(schema), preserve_index=False), tmp, compression="zstd")
+    pa_arrow.default_memory_pool().release_unused()   # Arrow's allocator keeps freed pages otherwise
     return rows
 
 
@@ -312,14 +314,15 @@ def _row_groups(batches: Iterable[pa_arrow.RecordBatch]) -> Iterable[pa_arrow.Ta
         yield pa_arrow.Table.from_batches(pending)
 
 
-def _checked_group(group: pa_arrow.Table, schema: pa.DataFrameSchema, last: tuple | None) -> tuple:
+def _checked_group(group: pa_arrow.Table, schema: pa.DataFrameSchema, last: tuple | None,
+                   checked: bool = True) -> tuple:
     """The schema's checks on one row group, its rows sorted and unique by key after `last` (the key of
     the row before it); returns the key of its last row."""
     for name, column in schema.columns.items():
         values = group.column(name)
         if not column.nullable and values.null_count:
             raise _broken(schema, name, "not_nullable", pd.Series([None]), [True])
-        if column.checks:
+        if checked and column.checks:
             series = values.drop_null().to_pandas().astype(column.dtype.type)
             for check in column.checks:
                 passed = check(series).check_output
@@ -408,28 +411,28 @@ def read_filtered(folder: str | os.PathLike[str], work_ids) -> "Bundle":
 def filter_table(path_in: str | os.PathLike[str], path_out: str | os.PathLike[str], schema: pa.DataFrameSchema,
                  keep: pa_arrow.Array) -> int:
     """Write the rows of `path_in` whose work is in `keep` to `path_out`, in Arrow: the bytes
-    `write_table` would give for the same rows (the input was written by it: same columns, types and
-    pandas metadata; one chunk, zstd), without a pandas copy of a table of millions of rows. Returns the
-    rows kept. The input's columns are checked against the schema (its rows were when it was written) and
-    its Arrow types and pandas metadata made `write_table`'s (a pool an older pandas wrote)."""
-    table = read_arrow(path_in)
-    if table.column_names != list(schema.columns):
-        raise DataError(f"artifact {path_in}: table {schema.name!r} has columns {table.column_names}, "
-                        f"not {list(schema.columns)}", code="ARTIFACT_CORRUPT")
+    `write_table` would give for the same rows (`write_arrow`), a row group at a time, without a pandas
+    copy of a table of millions of rows or the whole table in memory. Returns the rows kept. The input's
+    columns are checked against the schema (its rows were when it was written) and its Arrow types and
+    pandas metadata made `write_table`'s (a pool an older pandas wrote)."""
     written = pa_arrow.Schema.from_pandas(empty(schema), preserve_index=False)   # what from_pandas gives
-    if not table.schema.equals(written, check_metadata=True):
-        try:
-            table = table.cast(written)
-        except (pa_arrow.ArrowException, ValueError) as exc:
-            raise DataError(f"artifact {path_in}: table {schema.name!r} has types its schema cannot take ({exc})",
-                            code="ARTIFACT_CORRUPT") from None
-    mask = pa_compute.is_in(table.column("work_id"), value_set=keep)
-    if pa_compute.sum(mask).as_py() != table.num_rows:   # a corpus of the whole pool is not copied
-        table = table.filter(mask)
-    table = table.combine_chunks()
-    with atomic_path(path_out) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
-    return table.num_rows
+    with parquet_errors(path_in):
+        source = pq.ParquetFile(Path(path_in))
+    if source.schema_arrow.names != list(schema.columns):
+        raise DataError(f"artifact {path_in}: table {schema.name!r} has columns {source.schema_arrow.names}, "
+                        f"not {list(schema.columns)}", code="ARTIFACT_CORRUPT")
+
+    def kept() -> Iterator[pa_arrow.RecordBatch]:
+        for group in range(source.num_row_groups):
+            with parquet_errors(path_in):
+                table = source.read_row_group(group)
+            try:
+                table = table.cast(written)
+            except (pa_arrow.ArrowException, ValueError) as exc:
+                raise DataError(f"artifact {path_in}: table {schema.name!r} has types its schema cannot take ({exc})",
+                                code="ARTIFACT_CORRUPT") from None
+            yield from table.filter(pa_compute.is_in(table.column("work_id"), value_set=keep)).to_batches()
+    return write_arrow(kept(), schema, path_out, checked=False)
 
 
 def filter_bundle(folder_in: str | os.PathLike[str], folder_out: str | os.PathLike[str], work_ids) -> dict[str, int]:

@@ -13,7 +13,7 @@ import pytest
 from bib2graph.errors import DataError
 from bib2graph.sources import reference_table
 from bib2graph.sources.ingest import ingest
-from bib2graph.tables import REFERENCES, SOURCE_REFS, conform, write_arrow, write_table
+from bib2graph.tables import REFERENCES, SOURCE_REFS, conform, filter_table, write_arrow, write_table
 
 from .test_reference_identity import _unpacked
 
@@ -23,7 +23,7 @@ def _sha(path) -> str:
 
 
 def test_arrow_batches_write_the_bytes_write_table_writes(tmp_path):
-    """Two row groups (pyarrow cuts at 2^20 rows), batches that straddle them."""
+    """Two row groups (pyarrow cuts at 2^20 rows), batches that straddle them; then half the works kept."""
     rng = random.Random(7)
     rows = sorted({(f"W{rng.randrange(50_000)}", f"REF:{rng.getrandbits(40):010X}") for _ in range(1_100_000)})
     frame = pd.DataFrame(rows, columns=["work_id", "referenced_id"])
@@ -31,6 +31,12 @@ def test_arrow_batches_write_the_bytes_write_table_writes(tmp_path):
     batches = pa.Table.from_pandas(frame, preserve_index=False).to_batches(max_chunksize=300_001)
     assert write_arrow(batches, REFERENCES, tmp_path / "arrow.parquet") == len(frame)
     assert _sha(tmp_path / "pandas.parquet") == _sha(tmp_path / "arrow.parquet")
+    # the corpus job's filter, a row group at a time: what write_table writes for the rows kept
+    keep = sorted(set(frame["work_id"]))[::2]
+    assert filter_table(tmp_path / "pandas.parquet", tmp_path / "kept.parquet", REFERENCES,
+                        pa.array(keep, pa.large_string())) == frame["work_id"].isin(keep).sum()
+    write_table(frame[frame["work_id"].isin(keep)], REFERENCES, tmp_path / "kept-pandas.parquet")
+    assert _sha(tmp_path / "kept.parquet") == _sha(tmp_path / "kept-pandas.parquet")
 
 
 def test_arrow_rows_with_nulls_and_none_at_all_write_write_tables_bytes(tmp_path):

@@ -281,8 +281,9 @@ def import_files(paths: list[Path], names: list[str], formats: list[str | None] 
             merged.add(merge_group([spill.get(k.index) for k in group]), [k.index for k in group])
         del keys
         spill.close()
+        pa.default_memory_pool().release_unused()
         merged.write_rows(write)
-        resolving = refs.resolve(ReferenceResolver(merged.work_keys, fold), refs.fuller())
+        resolving = refs.resolve(merged.resolver, refs.fuller())
         refs.references(merged.sources, lambda batches: write("references", batches))
         merged.write_works(write, refs.reference_counts())
         found = _agreements(merged, refs)
@@ -372,7 +373,7 @@ class _Merged:
         self.count = 0
         self.rows = {name: _Rows(schema) for name, schema in (("works", WORKS), ("authorships", AUTHORSHIPS),
                      ("affiliations", AFFILIATIONS), ("terms", TERMS), ("origins", ORIGINS))}
-        self.work_keys: list[tuple[str, list[str]]] = []
+        self.resolver = ReferenceResolver(fold=fold)   # the keys each work answers to
         self.sources: list[tuple[str, int]] = []
         self.duplicates: Counter = Counter()
         self.databases: dict[int, tuple[str, str]] = {}   # entry → (database, work ID)
@@ -406,9 +407,9 @@ class _Merged:
                 self.databases[index] = (db, wid)
                 self.files.setdefault(db, set()).add(entry.file)
         self.duplicates.update(e.file for e in m.entries[1:])
-        self.work_keys.append((wid, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
-                                              _first(m, "venue_abbrev"), _first(m, "volume"), _first(m, "first_page"),
-                                              m.work.get("doi"), self.fold, m.work.get("pmid"))))
+        self.resolver.add(wid, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
+                                         _first(m, "venue_abbrev"), _first(m, "volume"), _first(m, "first_page"),
+                                         m.work.get("doi"), self.fold, m.work.get("pmid")))
 
     def write_rows(self, write: Writer) -> None:
         """Every table but the works, written and let go."""

@@ -75,6 +75,7 @@ class _Buffer:
         self.con.register("batch", pa.table({n: pa.array(v, type=self.types[n]) for n, v in self.columns.items()}))
         self.con.execute(f"INSERT INTO {self.table} SELECT * FROM batch")
         self.con.unregister("batch")
+        pa.default_memory_pool().release_unused()
         for values in self.columns.values():
             values.clear()
         self.size = 0
@@ -183,15 +184,19 @@ class ReferenceTable:
         reader = self.con.cursor().sql(query).to_arrow_reader(BATCH)
         for batch in reader:
             yield from zip(*(batch.column(i).to_pylist() for i in range(batch.num_columns)))
+        pa.default_memory_pool().release_unused()
 
     def fuller(self) -> dict[str, str]:
         """`merge_identities` over every dated parsed reference, a block of one surname and year at a time
-        (of the title groups, only those where a form of rank 3 or 4 meets a better one: no other can merge)."""
+        (only blocks of two identities or more, and title groups where a form of rank 3 or 4 meets a better
+        one: no other can merge anything)."""
         self._busy()
         cols = ", ".join(f"f_{f}" if f != "identity" else f for f in _FORM_FIELDS)
         dated = "FROM forms WHERE year IS NOT NULL AND NOT unparsed"
-        blocks_q = (f"SELECT DISTINCT f_surname AS s, year AS y, {cols} {dated} AND f_surname <> '' "
-                    "AND NOT starts_with(identity, 'raw:') ORDER BY s, y")
+        blocks_q = (f"""WITH b AS (SELECT DISTINCT f_surname AS s, year AS y, {cols} {dated} AND f_surname <> ''
+                                   AND NOT starts_with(identity, 'raw:')),
+                         g AS (SELECT s, y FROM b GROUP BY s, y HAVING count(DISTINCT identity) > 1)
+                    SELECT b.* FROM b SEMI JOIN g ON b.s = g.s AND b.y = g.y ORDER BY b.s, b.y""")
         titled_q = (f"""WITH t AS (SELECT DISTINCT year AS y, k, {cols} FROM
                             (SELECT *, unnest([title_1, title_2]) AS k {dated}) WHERE k IS NOT NULL),
                         g AS (SELECT y, k FROM t GROUP BY y, k HAVING max({_RANK}) >= 3 AND min({_RANK}) < max({_RANK}))

@@ -668,36 +668,41 @@ def work_keys(first_author: str | None, year: int | None, venue: str | None, ven
 class ReferenceResolver:
     """Matches cited references to corpus works: by DOI, else by key. A key two works answer to resolves
     to none (`ambiguous` counts those references); a reference with a DOI is matched by key only to a
-    work without a DOI, since two DOIs name two works."""
+    work without a DOI, since two DOIs name two works. Works may also be added one at a time (`add`)."""
 
-    def __init__(self, works: Iterable[tuple[str, Iterable[str]]], fold: SourceFolding | None = None):
+    def __init__(self, works: Iterable[tuple[str, Iterable[str]]] = (), fold: SourceFolding | None = None):
         self.fold = fold
         self.ambiguous = 0
-        self._index: dict[str, set[str]] = defaultdict(set)
+        self._index: dict[str, tuple[str, ...]] = {}   # key → the works answering to it (a tuple: most have one)
         self._has_doi: set[str] = set()
         for work_id, keys in works:
-            for key in keys:
-                self._index[key].add(work_id)
-                if key.startswith("doi:"):
-                    self._has_doi.add(work_id)
+            self.add(work_id, keys)
+
+    def add(self, work_id: str, keys: Iterable[str]) -> None:
+        for key in keys:
+            found = self._index.get(key, ())
+            if work_id not in found:
+                self._index[key] = found + (work_id,)
+            if key.startswith("doi:"):
+                self._has_doi.add(work_id)
 
     def resolve(self, ref: ParsedRef) -> tuple[str | None, str | None]:
         if ref.doi and (found := self._index.get(f"doi:{ref.doi}")):
             if len(found) == 1:
-                return next(iter(found)), "doi"
+                return found[0], "doi"
             self.ambiguous += 1
             return None, None
         if ref.pmid and (found := self._index.get(f"pmid:{ref.pmid}")):
             if len(found) == 1:
-                return next(iter(found)), "pmid"
+                return found[0], "pmid"
             self.ambiguous += 1
             return None, None
         key = identity_key(replace(ref, doi=None, pmid=None), self.fold)
-        found = self._index.get(key, set()) if key.startswith("key:") else set()
+        found = self._index.get(key, ()) if key.startswith("key:") else ()
         if ref.doi:
-            found = found - self._has_doi
+            found = tuple(w for w in found if w not in self._has_doi)
         if len(found) == 1:
-            return next(iter(found)), "key"
+            return found[0], "key"
         if len(found) > 1:
             self.ambiguous += 1
         return None, None
