@@ -43,8 +43,8 @@ def lines(stream: BinaryIO, where: str | Path) -> Iterator[str]:
     line at a time, so that a huge JSON Lines file is never held whole in memory."""
     first = stream.readline()
     codec, skip = detect(first)
-    if codec != "utf-8":  # UTF-16/32 lines cannot be split on the byte b"\n": rare enough to decode whole
-        yield from (line.rstrip("\r") for line in decode(first + stream.read(), where).split("\n"))
+    if codec != "utf-8":  # UTF-16/32 lines cannot be split on the byte b"\n": decoded a chunk at a time
+        yield from (line.rstrip("\r") for line in pieces(stream, first, codec, skip, where))
         return
     offset = skip
     for number, raw in enumerate(chain([first[skip:]], stream), 1):
@@ -54,6 +54,28 @@ def lines(stream: BinaryIO, where: str | Path) -> Iterator[str]:
             raise _undecodable(where, number, offset + exc.start, codec, exc.reason) from None
         offset += len(raw)
         yield text.rstrip("\r\n")
+
+
+#: bytes of a UTF-16/32 file decoded at a time
+CHUNK = 1 << 20
+
+
+def pieces(stream: BinaryIO, first: bytes, codec: str, skip: int, where: str | Path) -> Iterator[str]:
+    """The text of a UTF-16/32 stream (`first`, its first bytes, already read; `skip` of them a BOM) cut at
+    "\n", the last piece as the file ends: what ``decode(...).split("\n")`` gives, decoded `CHUNK` bytes at
+    a time, so that a large export in UTF-16 (Web of Science's tab-delimited "Win" files) is never held
+    whole. Undecodable bytes are `decode`'s DataError (the file decoded whole, for the exact line)."""
+    decoder = codecs.getincrementaldecoder(codec)()
+    pending = ""
+    try:
+        for chunk in chain([first[skip:]], iter(lambda: stream.read(CHUNK), b"")):
+            *whole, pending = (pending + decoder.decode(chunk)).split("\n")
+            yield from whole
+        yield pending + decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        stream.seek(0)
+        decode(stream.read(), where)   # raises the DataError naming the line and byte
+        raise
 
 
 def _undecodable(where: str | Path, line: int, offset: int, codec: str, reason: str) -> DataError:

@@ -2,7 +2,7 @@
 without one), read a line at a time, undecodable bytes a DataError naming the line they are on.
 
 UTF-8 files are decoded one line at a time (so the line of a bad byte is exact and a huge export is
-never held whole); UTF-16/32 ones, rare for these exports, are decoded whole as `textio` does.
+never held whole); UTF-16/32 ones a megabyte at a time (`textio.pieces`).
 """
 
 from __future__ import annotations
@@ -32,11 +32,14 @@ def raw_lines(path: Path, name: str) -> Iterator[str]:
     with open_binary(path, name) as stream:
         first = stream.readline()
         codec, bom = textio.detect(first)
-        if codec != "utf-8":
-            *whole, last = textio.decode(first + stream.read(), name).split("\n")
-            yield from (line + "\n" for line in whole)
-            if last:
-                yield last
+        if codec != "utf-8":   # decoded a chunk at a time (textio.pieces)
+            pieces = textio.pieces(stream, first, codec, bom, name)
+            previous = next(pieces)
+            for piece in pieces:
+                yield previous + "\n"
+                previous = piece
+            if previous:
+                yield previous
             return
         offset = bom
         for number, data in _numbered(first[bom:], stream):
