@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import signal
 import threading
 from typing import Any, Callable
 
 import uvicorn
+
+
+class _CancelledAtShutdown(logging.Filter):
+    """A request still running when the graceful shutdown times out is cancelled, and uvicorn logs the
+    CancelledError with its traceback: one line instead (a Ctrl-C never prints a traceback)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+            record.msg, record.args, record.exc_info, record.exc_text = (
+                "a request still running at shutdown was cancelled", (), None, None)
+        return True
 
 
 class GracefulServer(uvicorn.Server):
@@ -17,6 +30,7 @@ class GracefulServer(uvicorn.Server):
     def __init__(self, config: uvicorn.Config, on_exit: Callable[[], None]) -> None:
         super().__init__(config)
         self._on_exit = on_exit
+        logging.getLogger("uvicorn.error").addFilter(_CancelledAtShutdown())
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         if self.should_exit and sig == signal.SIGINT:
