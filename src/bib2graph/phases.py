@@ -72,14 +72,14 @@ def run_sources(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) ->
     if spec["source"].get("kind") == "snapshot":   # a files source's params name no kind
         return _gather_snapshot(inp, out)
     from .progress import counting
-    from .sources.ingest import SCHEMAS, import_files, ingest, read_source_folding, table_writer
+    from .sources.ingest import import_files, ingest, read_source_folding, table_writer
 
     source = spec["source"]
     fold = read_source_folding(inp["source_thesaurus"][0]) if inp.get("source_thesaurus") else None
     args = ([Path(p) for p in inp["sources"]], source["files"], [source["formats"].get(name) for name in source["files"]],
             skips)
     if source["resolve"] != "openalex":   # tables written as they are done: a field's import is never all in memory
-        paths = {**{name: _folder(out["tables"]) / f"{name}.parquet" for name in SCHEMAS if name in BUNDLE_TABLES},
+        paths = {**{name: _folder(out["tables"]) / f"{name}.parquet" for name in BUNDLE_TABLES},
                  "cited": Path(out["cited"]), "origins": Path(out["origins"])}
         with counting("reading source files") as seen, tempfile.TemporaryDirectory(prefix="b2g-sources-") as tmp:
             return import_files(*args, on_record=seen, fold=fold, write=table_writer(paths), scratch=Path(tmp))

@@ -215,10 +215,7 @@ def _conform_large(df: pd.DataFrame, schema: pa.DataFrameSchema) -> pd.DataFrame
             return None
         if pd.api.types.is_string_dtype(values.dtype) and not pd.api.types.is_string_dtype(df[name].dtype):
             return None   # numbers that pandera would turn into text: let it
-        for check in column.checks:
-            passed = check(values[~missing] if column.nullable else values).check_output
-            if not bool(passed.all()):
-                raise _broken(schema, name, str(check), values[~missing] if column.nullable else values, ~passed)
+        _run_checks(schema, name, values[~missing] if column.nullable else values)
         columns[name] = values
     key = schema.metadata["key"]
     table = pa_arrow.table({k: pa_arrow.array(columns[k], from_pandas=True) for k in key})
@@ -230,6 +227,14 @@ def _conform_large(df: pd.DataFrame, schema: pa.DataFrameSchema) -> pd.DataFrame
     if same.any():
         raise _broken(schema, ",".join(key), "unique", out[key[0]].iloc[1:].reset_index(drop=True), same)
     return out
+
+
+def _run_checks(schema: pa.DataFrameSchema, name: str, values: pd.Series) -> None:
+    """Column `name`'s pandera checks (vectorised) on its non-null `values`; the first failing is a DataError."""
+    for check in schema.columns[name].checks:
+        passed = check(values).check_output
+        if not bool(passed.all()):
+            raise _broken(schema, name, str(check), values, ~passed)
 
 
 def _key_order(table, key: list[str]) -> tuple[bool, np.ndarray]:
@@ -323,11 +328,7 @@ def _checked_group(group: pa_arrow.Table, schema: pa.DataFrameSchema, last: tupl
         if not column.nullable and values.null_count:
             raise _broken(schema, name, "not_nullable", pd.Series([None]), [True])
         if checked and column.checks:
-            series = values.drop_null().to_pandas().astype(column.dtype.type)
-            for check in column.checks:
-                passed = check(series).check_output
-                if not bool(passed.all()):
-                    raise _broken(schema, name, str(check), series, ~passed)
+            _run_checks(schema, name, values.drop_null().to_pandas().astype(column.dtype.type))
     key = schema.metadata["key"]
     keys = group.select(key)
     if last is not None:
@@ -337,7 +338,7 @@ def _checked_group(group: pa_arrow.Table, schema: pa.DataFrameSchema, last: tupl
     if not is_sorted or same.any():
         raise DataError(f"table {schema.name!r} breaks its schema: rows not sorted and unique by {key}",
                         code="TABLE_INVALID")
-    return tuple(group.column(k)[-1].as_py() for k in key) if group.num_rows else last
+    return tuple(group.column(k)[-1].as_py() for k in key)
 
 
 def read_arrow(path: str | os.PathLike[str], columns: list[str] | None = None, filters=None) -> pa_arrow.Table:

@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 from ..ids import short_id
 from ..skips import Skips
 from ..tables import (AFFILIATIONS, AUTHORSHIPS, BUNDLE_TABLES, ORIGINS, REFERENCES, ROW_GROUP, SOURCE_REFS, TERMS,
-                      WORKS, Bundle, conform, empty, read_table, write_arrow, write_table)
+                      WORKS, Bundle, conform, empty, read_table, write_arrow)
 from .exports.entries import WORK_FIELDS, Entry, entry_from_record
 from .exports.detect import file_format
 from .exports.readers import OPENALEX_JSON, read_records
@@ -183,7 +183,7 @@ def merge_group(entries: list[Entry]) -> Merged:
         else:
             work[name] = False if name == "is_retracted" else None
     authors_from = next((e for e in entries if e.authors), None)
-    references_from = next((e for e in entries if e.cites or e.referenced_ids or e.raw_references), None)
+    references_from = next((e for e in entries if e.cites), None)
     for i, entry in enumerate(entries):
         if entry is authors_from:
             supplied[i].append("authors")
@@ -231,20 +231,15 @@ class _Key:
         return self.keys
 
 
-#: `import_files` hands each table to a writer: its name (a bundle table, "cited", "origins") and its rows,
-#: a pandas frame or, for the references and cited tables, Arrow batches sorted by key
-Writer = Callable[[str, "pd.DataFrame | Iterator[pa.RecordBatch]"], Any]
+#: `import_files` hands each table to a writer: its name (a bundle table, "cited", "origins") and its rows
+#: as Arrow batches sorted by key
+Writer = Callable[[str, Iterator[pa.RecordBatch]], Any]
 SCHEMAS = {**BUNDLE_TABLES, "cited": SOURCE_REFS, "origins": ORIGINS}
 
 
 def table_writer(paths: dict[str, Path]) -> Writer:
-    """A `Writer` of each table to its path in `paths` (`write_table`; `write_arrow` for batches)."""
-    def write(name: str, rows) -> None:
-        if isinstance(rows, pd.DataFrame):
-            write_table(rows, SCHEMAS[name], paths[name])
-        else:
-            write_arrow(rows, SCHEMAS[name], paths[name])
-    return write
+    """A `Writer` of each table to its path in `paths` (`write_arrow`: `write_table`'s bytes)."""
+    return lambda name, batches: write_arrow(batches, SCHEMAS[name], paths[name])
 
 
 def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None = None,
@@ -280,7 +275,6 @@ def import_files(paths: list[Path], names: list[str], formats: list[str | None] 
         for group in group_entries(keys):
             merged.add(merge_group([spill.get(k.index) for k in group]), [k.index for k in group])
         del keys
-        spill.close()
         pa.default_memory_pool().release_unused()
         merged.write_rows(write)
         resolving = refs.resolve(merged.resolver, refs.fuller())
@@ -332,7 +326,7 @@ class _Rows:
 
     def __init__(self, schema) -> None:
         self.schema = schema
-        self.types = pa.Schema.from_pandas(empty(schema), preserve_index=False)
+        self.types = pa.Schema.from_pandas(empty(schema), preserve_index=False).remove_metadata()
         self.pending: list[tuple] = []
         self.batches: list[pa.RecordBatch] = []
 
@@ -346,13 +340,13 @@ class _Rows:
             columns = list(zip(*self.pending))
             self.batches.append(pa.RecordBatch.from_arrays(
                 [pa.array(values, type=self.types.field(i).type) for i, values in enumerate(columns)],
-                schema=self.types.remove_metadata()))
+                schema=self.types))
             self.pending = []
 
     def sorted_batches(self) -> Iterator[pa.RecordBatch]:
         """The rows sorted by the schema's key, as `conform` sorts them, and let go."""
         self._batch()
-        table = pa.Table.from_batches(self.batches, schema=self.types.remove_metadata())
+        table = pa.Table.from_batches(self.batches, schema=self.types)
         self.batches = []
         key = self.schema.metadata["key"]
         yield from table.take(pc.sort_indices(table, [(k, "ascending") for k in key])).to_batches(ROW_GROUP)
@@ -360,7 +354,6 @@ class _Rows:
 
 _AUTHORSHIP = [c for c in AUTHORSHIPS.columns if c != "work_id"]
 _AFFILIATION = [c for c in AFFILIATIONS.columns if c != "work_id"]
-_WORK = [c for c in WORKS.columns if c not in ("work_id", "n_references")]
 
 
 class _Merged:
@@ -378,13 +371,14 @@ class _Merged:
         self.duplicates: Counter = Counter()
         self.databases: dict[int, tuple[str, str]] = {}   # entry → (database, work ID)
         self.files: dict[str, set[str]] = {}
+        from .agreement import database   # scipy: loaded when an import runs, not with the module
+        self.database = database
 
     def add(self, m: Merged, indices: list[int]) -> None:
-        from .agreement import database
-
         wid, rows = m.work_id, self.rows
         self.count += 1
-        rows["works"].add((wid, *(m.work[name] for name in _WORK[:11]), 0, *(m.work[name] for name in _WORK[11:])))
+        rows["works"].add(tuple(wid if c == "work_id" else 0 if c == "n_references" else m.work[c]   # counted last
+                                for c in WORKS.columns))
         if m.authors_from:
             for r in m.authors_from.authors:
                 rows["authorships"].add((wid, *(r.get(c) for c in _AUTHORSHIP)))
@@ -403,7 +397,7 @@ class _Merged:
                                  ",".join(m.supplied[i])))
             if entry is m.references_from:
                 self.sources.append((wid, index))
-            if entry.parsed_references and (db := database(entry.format, entry.scheme)) is not None:
+            if entry.parsed_references and (db := self.database(entry.format, entry.scheme)) is not None:
                 self.databases[index] = (db, wid)
                 self.files.setdefault(db, set()).add(entry.file)
         self.duplicates.update(e.file for e in m.entries[1:])
@@ -458,8 +452,6 @@ def resolve_with_openalex(found: Ingested, ids_for_dois: Callable[[list[str]], d
     that DOI (PMID), as `ids_for_dois` (`ids_for_pmids`) answers, in batches of 100 through the client
     and its raw store. Their rows in `cited` keep what the reference says, under the OpenAlex ID, so
     that their nodes stay named without a second look-up; counts go to ``references.openalex``."""
-    from ..tables import SOURCE_REFS
-
     cited = found.cited
     asked = cited.loc[cited["doi"].notna(), ["work_id", "doi"]]
     by_doi = ids_for_dois(sorted(set(asked["doi"]))) if len(asked) else {}

@@ -178,7 +178,7 @@ class ReferenceTable:
 
     # -------------------------------------------------------------------------------------- resolving
 
-    def _forms(self, query: str) -> Iterator[tuple]:
+    def _rows(self, query: str) -> Iterator[tuple]:
         """Rows of `query`, a batch at a time, read through a cursor of their own (rows go on being written
         through the connection meanwhile)."""
         reader = self.con.cursor().sql(query).to_arrow_reader(BATCH)
@@ -206,7 +206,7 @@ class ReferenceTable:
     def _groups(self, query: str) -> Iterator[set[_Form]]:
         """The forms of `query`'s rows (two grouping columns, then a form's fields), one set per group."""
         current, forms = None, set()
-        for row in self._forms(query):
+        for row in self._rows(query):
             if row[:2] != current:
                 if forms:
                     yield forms
@@ -224,7 +224,7 @@ class ReferenceTable:
                              FROM fuller m JOIN firsts t ON t.identity = m.target""")
         fields = ", ".join(f"CASE WHEN b.identity IS NULL THEN f.{f} ELSE b.{f} END"
                            for f in ("raw", "unparsed", *_REF_FIELDS))
-        rows = self._forms(f"""SELECT f.identity, f.seq, coalesce(b.target, f.identity), {fields}
+        rows = self._rows(f"""SELECT f.identity, f.seq, coalesce(b.target, f.identity), {fields}
                                FROM firsts f LEFT JOIN best b ON b.identity = f.identity""")
         out = _Buffer(self.con, "resolved", {"identity": pa.string(), "work_id": pa.string(), "self": pa.bool_(),
                                              "seq": pa.int64()})
@@ -249,8 +249,8 @@ class ReferenceTable:
         themselves when two of them share a hash."""
         self.con.execute("CREATE OR REPLACE TABLE resolved AS SELECT *, hash(identity) AS h FROM resolved")
         unique = HASH_JOIN and self.con.execute("SELECT count(DISTINCT h) = count(*) FROM resolved").fetchall()[0][0]
-        self.join_key = "h" if unique else "identity"
-        self.join_on = "r.h = hash(o.ref)" if unique else "r.identity = o.ref"
+        self.join = ("(SELECT h, work_id FROM resolved) r ON r.h = hash(o.ref)" if unique else
+                     "(SELECT identity, work_id FROM resolved) r ON r.identity = o.ref")
 
     # ---------------------------------------------------------------------------------------- tables
 
@@ -263,7 +263,7 @@ class ReferenceTable:
         self.con.execute(f"""CREATE TABLE cites AS SELECT DISTINCT s.work_id,
                                  CASE WHEN o.parsed THEN r.work_id ELSE o.ref END AS referenced_id
                              FROM occurrences o JOIN sources s ON o.entry = s.entry
-                             LEFT JOIN (SELECT {self.join_key}, work_id FROM resolved) r ON {self.join_on}""")
+                             LEFT JOIN {self.join}""")
         self.con.execute("DELETE FROM cites WHERE referenced_id = work_id")
         return write(self.con.sql("SELECT work_id, referenced_id FROM cites ORDER BY work_id, referenced_id")
                      .to_arrow_reader(BATCH))
@@ -290,6 +290,5 @@ class ReferenceTable:
     def entry_references(self, entries: list[int]) -> Iterator[tuple[int, str]]:
         """(entry, resolved reference) of the parsed references of `entries` (the agreement of databases)."""
         self._table("wanted", {"entry": pa.array(entries, pa.int64())})
-        yield from self._forms(f"""SELECT o.entry, r.work_id FROM occurrences o SEMI JOIN wanted t ON o.entry = t.entry
-                                   JOIN (SELECT {self.join_key}, work_id FROM resolved) r ON {self.join_on}
-                                   WHERE o.parsed""")
+        yield from self._rows(f"""SELECT o.entry, r.work_id FROM occurrences o SEMI JOIN wanted t ON o.entry = t.entry
+                                   JOIN {self.join} WHERE o.parsed""")
