@@ -79,6 +79,11 @@ def run_sources(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) ->
     args = ([Path(p) for p in inp["sources"]], source["files"], [source["formats"].get(name) for name in source["files"]],
             skips)
     if source["resolve"] != "openalex":   # tables written as they are done: a field's import is never all in memory
+        import pyarrow as pa
+
+        # Arrow's buffers from malloc, which gives freed pages back when asked (release_unused): mimalloc
+        # keeps a row group's pieces beside the row group they were joined into, 200 MB at 100k records
+        pa.set_memory_pool(pa.system_memory_pool())
         paths = {**{name: _folder(out["tables"]) / f"{name}.parquet" for name in BUNDLE_TABLES},
                  "cited": Path(out["cited"]), "origins": Path(out["origins"])}
         with counting("reading source files") as seen, tempfile.TemporaryDirectory(prefix="b2g-sources-") as tmp:

@@ -287,13 +287,15 @@ def write_arrow(batches: Iterable[pa_arrow.RecordBatch], schema: pa.DataFrameSch
     with atomic_path(path) as tmp:
         writer = None
         try:
-            for group in _row_groups(batches):
-                group = group.select(list(schema.columns)).cast(written).combine_chunks()
+            typed = (_owned(batch.select(list(schema.columns)), written) for batch in batches)
+            for group in _row_groups(typed):
                 last = _checked_group(group, schema, last, checked)
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, written, compression="zstd")
                 writer.write_table(group, row_group_size=ROW_GROUP)
                 rows += group.num_rows
+                del group   # not held while the next one gathers
+                pa_arrow.default_memory_pool().release_unused()
         finally:
             if writer is not None:
                 writer.close()
@@ -303,20 +305,48 @@ def write_arrow(batches: Iterable[pa_arrow.RecordBatch], schema: pa.DataFrameSch
     return rows
 
 
+def _owned(batch: pa_arrow.RecordBatch, schema: pa_arrow.Schema) -> pa_arrow.RecordBatch:
+    """`batch` cast to `schema`, each column copied into buffers of its own: a column kept as it came would
+    keep a whole DuckDB batch alive (its columns are freed together), and a row group's batches twice."""
+    return pa_arrow.RecordBatch.from_arrays(
+        [column.cast(field.type) if column.type != field.type else pa_arrow.concat_arrays([column])
+         for column, field in zip(batch.columns, schema)], schema=schema)
+
+
 def _row_groups(batches: Iterable[pa_arrow.RecordBatch]) -> Iterable[pa_arrow.Table]:
-    """The rows of `batches` cut into tables of `ROW_GROUP` rows (the last one shorter)."""
-    pending: list[pa_arrow.RecordBatch] = []
-    size = 0
+    """The rows of `batches` cut into tables of `ROW_GROUP` rows (the last one shorter), each one chunk.
+
+    The batches are kept column by column and each column's pieces let go as it is joined, so that a
+    group is held once, not twice (a group of cited references is some 200 MB)."""
+    columns: list[list[pa_arrow.Array]] = []
+    schema, size = None, 0
     for batch in batches:
-        pending.append(batch)
+        schema = batch.schema
+        columns = columns or [[] for _ in schema]
+        for pieces, array in zip(columns, batch.columns):
+            pieces.append(array)
         size += batch.num_rows
+        del batch
         while size >= ROW_GROUP:
-            table = pa_arrow.Table.from_batches(pending)
-            yield table.slice(0, ROW_GROUP)
-            rest = table.slice(ROW_GROUP)
-            pending, size = rest.combine_chunks().to_batches(), rest.num_rows
+            yield _joined(columns, schema, ROW_GROUP)
+            size -= ROW_GROUP
     if size:
-        yield pa_arrow.Table.from_batches(pending)
+        yield _joined(columns, schema, size)
+
+
+def _joined(columns: list[list[pa_arrow.Array]], schema: pa_arrow.Schema, rows: int) -> pa_arrow.Table:
+    """The first `rows` rows of `columns` as a table of one chunk; each column keeps only the rest."""
+    joined = []
+    for i, pieces in enumerate(columns):
+        chunked = pa_arrow.chunked_array(pieces, schema.field(i).type)
+        pieces.clear()
+        joined.append(chunked.slice(0, rows).combine_chunks())
+        rest = chunked.slice(rows).combine_chunks()
+        del chunked
+        pa_arrow.default_memory_pool().release_unused()   # the pieces' pages, else kept beside the column
+        if len(rest):
+            pieces.append(rest)
+    return pa_arrow.Table.from_arrays(joined, schema=schema)
 
 
 def _checked_group(group: pa_arrow.Table, schema: pa.DataFrameSchema, last: tuple | None,

@@ -12,6 +12,8 @@ import pytest
 
 from bib2graph.errors import DataError
 from bib2graph.sources import reference_table
+from bib2graph import tables
+from bib2graph.sources import ingest as ingest_module
 from bib2graph.sources.ingest import ingest
 from bib2graph.tables import REFERENCES, SOURCE_REFS, conform, filter_table, write_arrow, write_table
 
@@ -70,13 +72,17 @@ def pair(tmp_path_factory):
 
 def test_a_tiny_cache_and_tiny_batches_give_the_same_import(pair, monkeypatch):
     """References parsed again after the cache is cleared, rows sent to DuckDB three at a time, joined on
-    identities rather than their hashes: the same
-    works, references, cited works, origins and counts (a WoS and a Scopus export of one query)."""
+    identities rather than their hashes, cited works sorted 50 at a time, the works' rows spilled 7 at a
+    time and written in row groups of 1,000: the same works, references, cited works, origins and counts
+    (a WoS and a Scopus export of one query)."""
     names = [p.name for p in pair]
     wide = ingest(pair, names)
     monkeypatch.setattr(reference_table, "CACHE", 5)
     monkeypatch.setattr(reference_table, "BATCH", 3)
     monkeypatch.setattr(reference_table, "HASH_JOIN", False)   # as when two identities share a hash
+    monkeypatch.setattr(reference_table, "RANGE_ROWS", 50)
+    monkeypatch.setattr(ingest_module._Rows, "ROWS", 7)
+    monkeypatch.setattr(tables, "ROW_GROUP", 1000)
     narrow = ingest(pair, names)
     assert wide.counts == narrow.counts and wide.counts["agreement"]
     assert len(wide.bundle.references) > 1000 and len(wide.cited) > 1000
@@ -84,6 +90,15 @@ def test_a_tiny_cache_and_tiny_batches_give_the_same_import(pair, monkeypatch):
         pd.testing.assert_frame_equal(getattr(wide.bundle, name), getattr(narrow.bundle, name))
     pd.testing.assert_frame_equal(wide.cited, narrow.cited)
     pd.testing.assert_frame_equal(wide.origins, narrow.origins)
+
+
+def test_the_ranges_of_ref_ids_hold_each_id_once_in_order():
+    rng = random.Random(3)
+    ids = sorted({reference_table.ref_id(str(rng.random())) for _ in range(5_000)} | {"REF:000000000000", "REF:FFFFFFFFFFFF"})
+    for rows in (0, 1, 249_999, 250_001, 3_000_000, 10**12):
+        ranges = reference_table._id_ranges(rows)
+        assert len(ranges) == min(4096, max(1, -(-rows // reference_table.RANGE_ROWS)))
+        assert [i for low, high in ranges for i in ids if low <= i < high] == ids
 
 
 def test_a_reference_with_no_key_counts_as_unparsed_each_time_it_is_met(tmp_path):

@@ -271,13 +271,14 @@ def import_files(paths: list[Path], names: list[str], formats: list[str | None] 
         keys = _read(read_entries(paths, names, formats, skips, on_record), refs, spill)
         refs.finish()
         records, by_file = len(keys), Counter(k.file for k in keys)
-        merged = _Merged(fold)
+        merged = _Merged(fold, scratch)
         for group in group_entries(keys):
             merged.add(merge_group([spill.get(k.index) for k in group]), [k.index for k in group])
         del keys
         pa.default_memory_pool().release_unused()
         merged.write_rows(write)
         resolving = refs.resolve(merged.resolver, refs.fuller())
+        merged.resolver = None   # the keys of every work: tens of MB, no longer asked
         refs.references(merged.sources, lambda batches: write("references", batches))
         merged.write_works(write, refs.reference_counts())
         found = _agreements(merged, refs)
@@ -320,15 +321,17 @@ def _read(entries: Iterable[Entry], refs: ReferenceTable, spill: _Spill) -> list
 
 class _Rows:
     """One table's rows, a tuple each as they come, turned into Arrow batches (`write_table`'s types)
-    every `ROWS` rows: a tenth of the memory of Python tuples."""
+    every `ROWS` rows and spilled to an Arrow file in the scratch folder until the table is sorted: a
+    field's works and their authors, affiliations and terms are hundreds of MB, and only one table at a
+    time need be in memory."""
 
     ROWS = 20_000
 
-    def __init__(self, schema) -> None:
-        self.schema = schema
+    def __init__(self, schema, path: Path) -> None:
+        self.schema, self.path = schema, path
         self.types = pa.Schema.from_pandas(empty(schema), preserve_index=False).remove_metadata()
         self.pending: list[tuple] = []
-        self.batches: list[pa.RecordBatch] = []
+        self.file = pa.ipc.new_stream(str(path), self.types)
 
     def add(self, row: tuple) -> None:
         self.pending.append(row)
@@ -338,18 +341,25 @@ class _Rows:
     def _batch(self) -> None:
         if self.pending:
             columns = list(zip(*self.pending))
-            self.batches.append(pa.RecordBatch.from_arrays(
+            self.file.write_batch(pa.RecordBatch.from_arrays(
                 [pa.array(values, type=self.types.field(i).type) for i, values in enumerate(columns)],
                 schema=self.types))
             self.pending = []
 
     def sorted_batches(self) -> Iterator[pa.RecordBatch]:
-        """The rows sorted by the schema's key, as `conform` sorts them, and let go."""
+        """The rows sorted by the schema's key, as `conform` sorts them; the spill removed."""
         self._batch()
-        table = pa.Table.from_batches(self.batches, schema=self.types)
-        self.batches = []
-        key = self.schema.metadata["key"]
-        yield from table.take(pc.sort_indices(table, [(k, "ascending") for k in key])).to_batches(ROW_GROUP)
+        self.file.close()
+        with pa.ipc.open_stream(str(self.path)) as reader:
+            table = reader.read_all().combine_chunks()   # Arrow's take joins a column's chunks first, a copy
+        self.path.unlink()
+        pa.default_memory_pool().release_unused()   # the chunks' pages, else kept from the columns to come
+        order = pc.sort_indices(table, [(k, "ascending") for k in self.schema.metadata["key"]])
+        columns = []
+        while table.num_columns:   # a column at a time, each let go once sorted: the table is held once
+            columns.append(table.column(0).take(order))
+            table = table.remove_column(0)
+        yield from pa.Table.from_arrays(columns, schema=self.types).to_batches(ROW_GROUP)
 
 
 _AUTHORSHIP = [c for c in AUTHORSHIPS.columns if c != "work_id"]
@@ -361,12 +371,14 @@ class _Merged:
     last), authorships, affiliations, terms and origins; the keys a reference resolves to each by; which
     record each takes its references from; which database each record with references is from."""
 
-    def __init__(self, fold: SourceFolding | None) -> None:
+    def __init__(self, fold: SourceFolding | None, scratch: Path) -> None:
         self.fold = fold
         self.count = 0
-        self.rows = {name: _Rows(schema) for name, schema in (("works", WORKS), ("authorships", AUTHORSHIPS),
-                     ("affiliations", AFFILIATIONS), ("terms", TERMS), ("origins", ORIGINS))}
+        self.rows = {name: _Rows(schema, scratch / f"{name}.arrows") for name, schema in (
+            ("works", WORKS), ("authorships", AUTHORSHIPS), ("affiliations", AFFILIATIONS), ("terms", TERMS),
+            ("origins", ORIGINS))}
         self.resolver = ReferenceResolver(fold=fold)   # the keys each work answers to
+        self.works: Path | None = None   # the works sorted, once `write_rows` has run
         self.sources: list[tuple[str, int]] = []
         self.duplicates: Counter = Counter()
         self.databases: dict[int, tuple[str, str]] = {}   # entry → (database, work ID)
@@ -406,18 +418,25 @@ class _Merged:
                                          m.work.get("doi"), self.fold, m.work.get("pmid")))
 
     def write_rows(self, write: Writer) -> None:
-        """Every table but the works, written and let go."""
+        """Every table but the works, written and let go; the works sorted (while little else is in memory)
+        and spilled again, to be written when their reference counts are known."""
         for name in ("authorships", "affiliations", "terms", "origins"):
             write(name, self.rows.pop(name).sorted_batches())
+        works = self.rows.pop("works")
+        self.works = works.path.with_suffix(".sorted.arrows")
+        with pa.ipc.new_stream(str(self.works), works.types) as out:
+            for batch in works.sorted_batches():
+                out.write_batch(batch)
 
     def write_works(self, write: Writer, n_references: dict[str, int]) -> None:
         """The works, each with the number of works it references (`n_references`)."""
         column = list(WORKS.columns).index("n_references")
 
         def counted() -> Iterator[pa.RecordBatch]:
-            for batch in self.rows.pop("works").sorted_batches():
-                counts = pa.array([n_references.get(w, 0) for w in batch.column(0).to_pylist()], pa.int64())
-                yield batch.set_column(column, batch.schema.field(column), counts)
+            with pa.ipc.open_stream(str(self.works)) as reader:
+                for batch in reader:
+                    counts = pa.array([n_references.get(w, 0) for w in batch.column(0).to_pylist()], pa.int64())
+                    yield batch.set_column(column, batch.schema.field(column), counts)
         write("works", counted())
 
 

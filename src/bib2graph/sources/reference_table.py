@@ -35,6 +35,8 @@ BATCH = 50_000           # rows buffered in Python before they go to DuckDB
 HASH_JOIN = True         # join on identities' hashes when no two share one (tests turn it off)
 MEMORY_LIMIT = "200MB"   # DuckDB's own (one thread); it spills to its temp folder past it
 IDLE_LIMIT = "32MB"      # while the works are merged in Python
+RANGE_ROWS = 250_000     # cited works sorted at a time
+RANGE_LIMIT = "100MB"    # DuckDB's own while they are (a range's rows are some 50 MB)
 
 _REF_FIELDS = ("first_author", "year", "source", "volume", "page", "doi", "title", "pmid")
 _FORM_FIELDS = ("identity", "letters", "numbers", "volume", "page", "surname", "initial", "article")
@@ -46,6 +48,14 @@ _FORMS = {"seq": pa.int64(), "identity": pa.string(), "raw": pa.string(), "unpar
 _RANK = ("CASE WHEN starts_with(identity, 'doi:') THEN 0 WHEN starts_with(identity, 'pmid:') THEN 1 "
          "WHEN starts_with(identity, 'raw:') THEN 4 WHEN f_volume <> '' AND f_page <> '' THEN 2 ELSE 3 END")
 _OCCURRENCES = {"entry": pa.int64(), "ref": pa.string(), "parsed": pa.bool_()}
+
+
+def _id_ranges(rows: int) -> list[tuple[str, str]]:
+    """Ranges of ``REF:`` IDs (``REF:`` and 12 upper-case hex digits, uniform: a hash) that split `rows` IDs
+    into parts of about `RANGE_ROWS`, in order; the last ends above every ID."""
+    parts = min(4096, max(1, -(-rows // RANGE_ROWS)))
+    bounds = ["REF:" + format(k * 4096 // parts, "03X") for k in range(parts)] + ["REF;"]   # ";" follows ":"
+    return list(zip(bounds, bounds[1:]))
 
 
 def ref_id(identity: str) -> str:
@@ -275,17 +285,28 @@ class ReferenceTable:
     def cited(self, write: Callable[[Iterator[pa.RecordBatch]], Any]) -> Any:
         """The REF works (SOURCE_REFS): one row per ``REF:`` ID, labelled from the identity it is named after
         (else the first met that resolved to it) as first met, with the number of works citing it; handed
-        to `write` a batch at a time, sorted by work ID."""
+        to `write` a batch at a time, sorted by work ID.
+
+        The rows are sorted a range of IDs at a time (`_id_ranges`), each range in memory: one sort of a
+        field's millions of rows would hold DuckDB's whole memory while the writer holds a row group."""
         self.con.execute("""CREATE TABLE label AS SELECT work_id, arg_min(seq, CASE WHEN self THEN -1 ELSE seq END) AS seq
                             FROM resolved WHERE starts_with(work_id, 'REF:') GROUP BY work_id""")
         self.con.execute("""CREATE TABLE citing AS SELECT referenced_id AS work_id, count(*) AS n FROM cites
                             WHERE starts_with(referenced_id, 'REF:') GROUP BY referenced_id""")
-        return write(self.con.sql("""
-            SELECT l.work_id, f.identity, f.raw, f.label_author AS first_author, f.year,
-                   CASE WHEN f.unparsed THEN f.raw ELSE f.title END AS title, f.source AS venue, f.volume,
-                   f.page, f.doi, f.pmid, coalesce(c.n, 0) AS citing
-            FROM firsts f JOIN label l ON f.seq = l.seq LEFT JOIN citing c ON c.work_id = l.work_id
-            ORDER BY l.work_id""").to_arrow_reader(BATCH))
+        self.con.execute(f"SET memory_limit = '{RANGE_LIMIT}'")
+        ranges = _id_ranges(self.con.execute("SELECT count(*) FROM label").fetchall()[0][0])
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            for low, high in ranges:
+                yield from self.con.sql(f"""
+                    SELECT l.work_id, f.identity, f.raw, f.label_author AS first_author, f.year,
+                           CASE WHEN f.unparsed THEN f.raw ELSE f.title END AS title, f.source AS venue, f.volume,
+                           f.page, f.doi, f.pmid, coalesce(c.n, 0) AS citing
+                    FROM firsts f JOIN (SELECT * FROM label WHERE work_id >= '{low}' AND work_id < '{high}') l
+                         ON f.seq = l.seq
+                    LEFT JOIN citing c ON c.work_id = l.work_id
+                    ORDER BY l.work_id""").to_arrow_reader(BATCH)
+        return write(batches())
 
     def entry_references(self, entries: list[int]) -> Iterator[tuple[int, str]]:
         """(entry, resolved reference) of the parsed references of `entries` (the agreement of databases)."""
