@@ -350,7 +350,7 @@ class _Rows:
         """The rows sorted by the schema's key, as `conform` sorts them; the spill removed."""
         self._batch()
         self.file.close()
-        with pa.ipc.open_stream(str(self.path)) as reader:
+        with pa.OSFile(str(self.path)) as file, pa.ipc.open_stream(file) as reader:
             table = reader.read_all().combine_chunks()   # Arrow's take joins a column's chunks first, a copy
         self.path.unlink()
         pa.default_memory_pool().release_unused()   # the chunks' pages, else kept from the columns to come
@@ -433,7 +433,8 @@ class _Merged:
         column = list(WORKS.columns).index("n_references")
 
         def counted() -> Iterator[pa.RecordBatch]:
-            with pa.ipc.open_stream(str(self.works)) as reader:
+            # read a batch at a time, not memory-mapped: mapped pages would count as the job's memory too
+            with pa.OSFile(str(self.works)) as file, pa.ipc.open_stream(file) as reader:
                 for batch in reader:
                     counts = pa.array([n_references.get(w, 0) for w in batch.column(0).to_pylist()], pa.int64())
                     yield batch.set_column(column, batch.schema.field(column), counts)
