@@ -71,16 +71,16 @@ def pair(tmp_path_factory):
 
 
 def test_a_tiny_cache_and_tiny_batches_give_the_same_import(pair, monkeypatch):
-    """References parsed again after the cache is cleared, rows sent to DuckDB three at a time, joined on
-    identities rather than their hashes, cited works sorted 50 at a time, the works' rows spilled 7 at a
+    """References parsed again after the cache is cleared, rows sent to DuckDB a hundred at a time, joined on
+    identities rather than their hashes, cited works sorted some 2,000 at a time, the works' rows spilled 7 at a
     time and written in row groups of 1,000: the same works, references, cited works, origins and counts
     (a WoS and a Scopus export of one query)."""
     names = [p.name for p in pair]
     wide = ingest(pair, names)
     monkeypatch.setattr(reference_table, "CACHE", 5)
-    monkeypatch.setattr(reference_table, "BATCH", 3)
+    monkeypatch.setattr(reference_table, "BATCH", 100)
     monkeypatch.setattr(reference_table, "HASH_JOIN", False)   # as when two identities share a hash
-    monkeypatch.setattr(reference_table, "RANGE_ROWS", 50)
+    monkeypatch.setattr(reference_table, "RANGE_ROWS", 2_000)
     monkeypatch.setattr(ingest_module._Rows, "ROWS", 7)
     monkeypatch.setattr(tables, "ROW_GROUP", 1000)
     narrow = ingest(pair, names)
