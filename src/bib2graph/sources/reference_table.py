@@ -306,7 +306,10 @@ class ReferenceTable:
                          ON f.seq = l.seq
                     LEFT JOIN citing c ON c.work_id = l.work_id
                     ORDER BY l.work_id""").to_arrow_reader(BATCH)
-        return write(batches())
+        try:
+            return write(batches())
+        finally:
+            self._busy()
 
     def entry_references(self, entries: list[int]) -> Iterator[tuple[int, str]]:
         """(entry, resolved reference) of the parsed references of `entries` (the agreement of databases)."""
