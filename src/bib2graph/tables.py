@@ -294,8 +294,7 @@ def write_arrow(batches: Iterable[pa_arrow.RecordBatch], schema: pa.DataFrameSch
                     writer = pq.ParquetWriter(tmp, written, compression="zstd")
                 writer.write_table(group, row_group_size=ROW_GROUP)
                 rows += group.num_rows
-                del group   # not held while the next one gathers
-                pa_arrow.default_memory_pool().release_unused()
+                del group   # not held while the next one gathers (its pages let go as that one is joined)
         finally:
             if writer is not None:
                 writer.close()

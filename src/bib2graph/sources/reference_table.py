@@ -176,10 +176,11 @@ class ReferenceTable:
         self.cache.clear()
         self.con.execute("CREATE TABLE firsts AS SELECT * FROM forms WHERE seq IN "
                          "(SELECT min(seq) FROM forms GROUP BY identity)")
-        self.con.execute(f"SET memory_limit = '{IDLE_LIMIT}'")   # its cached pages let go while works merge
+        self._limit(IDLE_LIMIT)   # its cached pages let go while works merge
 
-    def _busy(self) -> None:
-        self.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+    def _limit(self, size: str = MEMORY_LIMIT) -> None:
+        """DuckDB's memory limit: `MEMORY_LIMIT` while it works, less while Python holds the rest."""
+        self.con.execute(f"SET memory_limit = '{size}'")
 
     def _table(self, name: str, columns: dict[str, pa.Array]) -> None:
         self.con.register("_arrow", pa.table(columns))
@@ -200,7 +201,7 @@ class ReferenceTable:
         """`merge_identities` over every dated parsed reference, a block of one surname and year at a time
         (only blocks of two identities or more, and title groups where a form of rank 3 or 4 meets a better
         one: no other can merge anything)."""
-        self._busy()
+        self._limit()
         cols = ", ".join(f"f_{f}" if f != "identity" else f for f in _FORM_FIELDS)
         dated = "FROM forms WHERE year IS NOT NULL AND NOT unparsed"
         blocks_q = (f"""WITH b AS (SELECT DISTINCT f_surname AS s, year AS y, {cols} {dated} AND f_surname <> ''
@@ -293,7 +294,7 @@ class ReferenceTable:
                             FROM resolved WHERE starts_with(work_id, 'REF:') GROUP BY work_id""")
         self.con.execute("""CREATE TABLE citing AS SELECT referenced_id AS work_id, count(*) AS n FROM cites
                             WHERE starts_with(referenced_id, 'REF:') GROUP BY referenced_id""")
-        self.con.execute(f"SET memory_limit = '{RANGE_LIMIT}'")
+        self._limit(RANGE_LIMIT)
         ranges = _id_ranges(self.con.execute("SELECT count(*) FROM label").fetchall()[0][0])
 
         def batches() -> Iterator[pa.RecordBatch]:
@@ -309,7 +310,7 @@ class ReferenceTable:
         try:
             return write(batches())
         finally:
-            self._busy()
+            self._limit()
 
     def entry_references(self, entries: list[int]) -> Iterator[tuple[int, str]]:
         """(entry, resolved reference) of the parsed references of `entries` (the agreement of databases)."""
