@@ -114,11 +114,11 @@ def asreview_venv(path: Path) -> Path:
 def asreview(python: Path, ws: Path, labels: Path, runs: list[dict]) -> tuple[dict[int, list[int]], float]:
     """ASReview's default on the labelled works the pool holds (row order = work ID order, as ours), from
     the same priors; each seed's label sequence (priors left out), seconds."""
-    from bib2graph.screening.labels import pool_dois, read
+    from bib2graph.screening.labels import pool_identifiers, read
     from bib2graph.tables import WORKS, read_columns
 
     works = read_columns(ws / "results/chain/pool/works.parquet", WORKS, ["work_id", "doi", "title", "abstract"])
-    found = read(labels, set(works["work_id"]), pool_dois(ws / "results/chain/pool/works.parquet")).table
+    found = read(labels, set(works["work_id"]), pool_identifiers(ws / "results/chain/pool/works.parquet")).table
     frame = works.set_index("work_id").loc[found["work_id"]]
     index = {w: i for i, w in enumerate(found["work_id"])}
     y = found["label"].astype(int).tolist()
