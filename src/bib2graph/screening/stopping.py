@@ -27,7 +27,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import hypergeom
 
 METHOD = "hypergeometric test (Callaghan & Müller-Hansen 2020)"
 
@@ -73,6 +72,8 @@ def p_value(labels, to_screen: int, recall: float = 0.95) -> float:
         raise ValueError(f"{n} works screened out of {to_screen}")
     if r == 0:
         return 1.0
+    from scipy.stats import hypergeom   # here: 0.7 s to import, and `b2g status` before any include needs none
+
     missing = math.floor(r / recall) + 1 - r         # the fewest includes left unscreened under the null
     last = seen[::-1]
     found = np.cumsum(last)                           # c_k: includes among the last k screened
