@@ -25,3 +25,20 @@ def test_targets_survive_without_a_profile_and_with_cores_given(tmp_path):
     (tmp_path / "profiles/default").mkdir(parents=True)
     (tmp_path / "profiles/default/config.yaml").write_text("cores: 1\n")
     assert _targets(snakemake_command(Workspace(tmp_path, "flag"), targets, [])) == targets
+
+
+def test_a_phase_named_as_the_value_of_a_snakemake_option_is_no_phase_to_run_up_to():
+    """`b2g run corpus --forcerun chain`: chain is Snakemake's (a rule to re-run), corpus is b2g's; the
+    split agrees with Snakemake's own parser on every arrangement."""
+    from bib2graph.service.run import PHASES, _option_values
+
+    cases = {("--forcerun", "chain"): [], ("corpus", "--forcerun", "chain"): ["corpus"],
+             ("--forcerun", "chain", "seed", "--cores", "1"): [], ("--until", "corpus", "--dry-run"): [],
+             ("--cores", "2", "corpus"): ["corpus"], ("-n", "corpus"): ["corpus"],
+             ("--forcerun=chain", "corpus"): ["corpus"], ("-R", "seed", "--", "networks"): ["networks"],
+             ("corpus", "--cores", "2"): ["corpus"]}
+    for args, phases in cases.items():
+        values = _option_values(list(args))
+        assert [a for i, a in enumerate(args) if a in PHASES and i not in values] == phases, args
+        seen = _targets(["snakemake", *args])        # what Snakemake would take as targets of the same line
+        assert [a for a in seen if a in PHASES] == phases, args

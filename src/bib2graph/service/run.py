@@ -210,6 +210,30 @@ def _echo(chunk: bytes) -> None:
         sys.stderr.flush()
 
 
+def _option_values(args: list[str]) -> set[int]:
+    """Positions in `args` of the values of Snakemake options (`--forcerun chain`, `--until corpus`): a
+    phase name there is no phase to run up to. Snakemake's own parser says how many values each option
+    takes; it is asked only when a phase name comes right after an option (importing it takes a second or
+    two), so `corpus --cores 2` and `--cores 2 corpus` need no asking."""
+    if not any(a in PHASES and b.startswith("-") and "=" not in b for b, a in zip(args, args[1:])):
+        return set()
+    from snakemake.cli import get_argument_parser
+
+    actions = get_argument_parser()._option_string_actions
+    values: set[int] = set()
+    i = 0
+    while i < len(args):
+        action = actions.get(args[i]) if args[i].startswith("-") and "=" not in args[i] else None
+        nargs = 0 if action is None else action.nargs
+        taken = 0
+        while (i + taken + 1 < len(args) and not args[i + taken + 1].startswith("-")
+               and (nargs in ("*", "+") or taken < (1 if nargs in (None, "?") else nargs))):
+            taken += 1
+            values.add(i + taken)
+        i += taken + 1
+    return values
+
+
 def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_inputs: bool = True,
                  on_line: Callable[[str], None] | None = None) -> Result:
     """Run the workflow (or up to one phase) in the workspace with extra Snakemake arguments.
@@ -218,8 +242,9 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
     `check_inputs` False skips the input checks (a restored snapshot has no source files to check).
     `on_line` receives Snakemake's output lines (progress), see `_snakemake`.
     """
-    targets = [a for a in args if a in PHASES]
-    extra = [a for a in args if a not in PHASES]
+    values = _option_values(args)
+    targets = [a for i, a in enumerate(args) if a in PHASES and i not in values]
+    extra = [a for i, a in enumerate(args) if a not in PHASES or i in values]
     if len(targets) > 1:
         raise UsageError(f"name at most one phase to run up to, got {', '.join(targets)}")
     spec = check_spec(ws)
