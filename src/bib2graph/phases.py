@@ -79,11 +79,7 @@ def run_sources(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) ->
     args = ([Path(p) for p in inp["sources"]], source["files"], [source["formats"].get(name) for name in source["files"]],
             skips)
     if source["resolve"] != "openalex":   # tables written as they are done: a field's import is never all in memory
-        import pyarrow as pa
-
-        # Arrow's buffers from malloc, which gives freed pages back when asked (release_unused): mimalloc
-        # keeps a row group's pieces beside the row group they were joined into, 200 MB at 100k records
-        pa.set_memory_pool(pa.system_memory_pool())
+        _freed_pages_returned()
         paths = {**{name: _folder(out["tables"]) / f"{name}.parquet" for name in BUNDLE_TABLES},
                  "cited": Path(out["cited"]), "origins": Path(out["origins"])}
         with counting("reading source files") as seen, tempfile.TemporaryDirectory(prefix="b2g-sources-") as tmp:
@@ -120,7 +116,18 @@ def run_seed(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> di
             "unresolved_entries": result.unresolved}
 
 
+def _freed_pages_returned() -> None:
+    """Arrow's buffers from malloc, which gives freed pages back (release_unused): mimalloc, Arrow's
+    default, keeps them, so a job's peak is every transient buffer at once (the sources job: a row
+    group's pieces beside the row group they were joined into, 200 MB at 100k records; the chain job:
+    each table's decoded pages, 300 MB)."""
+    import pyarrow as pa
+
+    pa.set_memory_pool(pa.system_memory_pool())
+
+
 def run_chain(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    _freed_pages_returned()
     source = open_source(spec["source"], inp["universe"], skips)
     seeds = read_table(inp["seeds"], SEEDS)
     try:

@@ -285,8 +285,10 @@ def test_real_bibtex_and_ris_seed_entries(shared_data):
 
 
 def test_a_universe_read_from_the_sources_tables_reads_the_bundle_only_when_asked(tmp_path):
-    """The seed job looks works up by ID, DOI and PMID: it must not hold the universe's references (a
-    million works' worth). Chaining and records read the bundle then, and all works asked are no copy."""
+    """The seed job looks works up by ID, DOI and PMID, and chaining asks who cites whom: neither may
+    hold the universe's tables (a million works' worth). Chaining reads the references' two ID columns,
+    the records of some works only their rows; only the records of every work read the whole bundle
+    (and give it without a copy). Each answer is the one of the universe held in memory."""
     import pandas as pd
 
     from bib2graph.tables import SOURCE_REFS, empty, write_table
@@ -299,12 +301,23 @@ def test_a_universe_read_from_the_sources_tables_reads_the_bundle_only_when_aske
     assert read.ids == whole.ids and read.ids_for_dois([doi]) == {doi: whole.by_doi[doi]}
     assert read.all_ids() == whole.all_ids()
     assert "bundle" not in vars(read) and "refs" not in vars(read)      # nothing but the works' IDs read yet
-    some = sorted(read.ids)[:5]
-    assert read.references(some) == whole.references(some)
-    assert "bundle" in vars(read)
-    everything = read.records(sorted(read.ids))
+    ids = sorted(read.ids)
+    table = whole.bundle.references                     # the plain answers, in the table's order
+    refs = {w: list(table.loc[table["work_id"] == w, "referenced_id"]) for w in ids + ["W0"]}
+    citers = {w: list(table.loc[table["referenced_id"] == w, "work_id"]) for w in ids + ["W0"]}
+    for ask in (ids[:5], ids, ids[::-1], ["W0", ids[0]]):
+        for universe in (read, whole):
+            assert universe.references(ask) == {w: refs[w] for w in ask}
+            assert universe.reachable_references(ask) == {w: [r for r in refs[w] if r in whole.ids] for w in ask}
+            assert universe.citing(ask) == {w: citers[w] for w in ask}
+    assert sum(map(len, citers.values())) > 100                          # links to compare
+    some = read.records(ids[::3])
+    assert "bundle" not in vars(read) and "refs" not in vars(read)      # the rows of those works only
     for name in ("works", "authorships", "affiliations", "references", "terms"):
-        pd.testing.assert_frame_equal(getattr(everything, name), getattr(whole.bundle.subset(sorted(whole.ids)), name))
+        pd.testing.assert_frame_equal(getattr(some, name), getattr(whole.bundle.subset(ids[::3]), name))
+    everything = read.records(ids)
+    for name in ("works", "authorships", "affiliations", "references", "terms"):
+        pd.testing.assert_frame_equal(getattr(everything, name), getattr(whole.bundle.subset(ids), name))
     everything.works = everything.works.iloc[:0]          # the caller's copy: the universe keeps its works
     assert len(read.bundle.works) == len(whole.ids)
 

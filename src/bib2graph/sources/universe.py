@@ -9,7 +9,6 @@ what the reference says, which is what labels their nodes.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
@@ -18,10 +17,13 @@ from typing import Any, Callable, Iterable
 from ..errors import DataError
 from ..skips import Skips
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ..atomic import copy_file
 from ..tables import (AUTHORSHIPS, BUNDLE_TABLES, SOURCE_REFS, WORKS, Bundle, conform, read_columns,
-                      read_table)
+                      parquet_errors, read_filtered, read_rows, read_table)
+from .citation_links import Links
 
 
 def _first_work(works: pd.DataFrame, column: str) -> dict[str, str]:
@@ -37,11 +39,12 @@ class FileUniverse:
     """The works of a set of OpenAlex Work files, indexed for look-up and chaining."""
 
     def __init__(self, bundle: Bundle | Callable[[], Bundle], refs: pd.DataFrame | None | Callable[[], Any] = None,
-                 index: pd.DataFrame | None = None, folder: Path | None = None) -> None:
+                 index: pd.DataFrame | None = None, folder: Path | None = None, cited: Path | None = None) -> None:
         """`bundle` and `refs` are the tables or functions reading them when first needed; `index` (the
-        works' IDs, DOIs and PMIDs) spares the whole bundle to a job that only looks works up, and `folder`
-        holds the tables' files, which a pool of every work copies (`read`)."""
-        self._bundle, self._cited, self.folder = bundle, refs, folder
+        works' IDs, DOIs and PMIDs) spares the whole bundle to a job that only looks works up; `folder`
+        and `cited` hold the tables' files, which chaining reads two columns of, a pool of every work
+        copies, and a pool of some works reads only the rows of (`read`)."""
+        self._bundle, self._cited, self.folder, self.cited_path = bundle, refs, folder, cited
         works = self.bundle.works if index is None else index
         self.ids = set(works["work_id"])
         self.by_doi = _first_work(works, "doi")
@@ -50,9 +53,12 @@ class FileUniverse:
     @classmethod
     def read(cls, folder: str | Path, cited: str | Path) -> "FileUniverse":
         """The universe the `sources` job wrote to `folder` (and `cited`), each table read when first
-        needed: the seed job looks up IDs, DOIs and PMIDs, and never holds a million works' references."""
+        needed and only as far as needed: the seed job looks up IDs, DOIs and PMIDs; chaining reads the
+        references' two ID columns; the pool reads the rows of its works. A million works' tables are
+        never all held."""
         return cls(lambda: Bundle.read(folder), lambda: read_table(cited, SOURCE_REFS),
-                   index=read_columns(Path(folder) / "works.parquet", WORKS, ["doi", "pmid"]), folder=Path(folder))
+                   index=read_columns(Path(folder) / "works.parquet", WORKS, ["doi", "pmid"]), folder=Path(folder),
+                   cited=Path(cited))
 
     def copy_whole(self, work_ids: list[str], folder: str | Path) -> bool:
         """Write the bundle of `work_ids` to `folder` by copying the universe's table files, without
@@ -75,21 +81,17 @@ class FileUniverse:
         return self._cited() if callable(self._cited) else self._cited
 
     @cached_property
-    def _refs(self) -> dict[str, list[str]]:
-        """Work → its references; built when first asked (chaining), not for `seed.all` over millions."""
-        refs: dict[str, list[str]] = defaultdict(list)
-        for work_id, ref in zip(self.bundle.references["work_id"], self.bundle.references["referenced_id"]):
-            refs[work_id].append(ref)
-        return refs
-
-    @cached_property
-    def _citers(self) -> dict[str, list[str]]:
-        """Work → the works of the universe citing it; built when first asked."""
-        citers: dict[str, list[str]] = defaultdict(list)
-        for work_id, ref in zip(self.bundle.references["work_id"], self.bundle.references["referenced_id"]):
-            if ref in self.ids:
-                citers[ref].append(work_id)
-        return citers
+    def _links(self) -> Links:
+        """Who cites whom (citation_links), built when chaining first asks."""
+        if self.folder is not None:
+            names = ["work_id", "referenced_id"]         # as dictionaries, a row group at a time: read_table's
+            with parquet_errors(self.folder / "references.parquet"):    # threads hold more pages at once
+                source = pq.ParquetFile(self.folder / "references.parquet", read_dictionary=names)
+                table = pa.concat_tables([source.read_row_group(i, columns=names) for i in range(source.num_row_groups)]
+                                         or [source.schema_arrow.empty_table().select(names)])
+        else:
+            table = pa.Table.from_pandas(self.bundle.references[["work_id", "referenced_id"]], preserve_index=False)
+        return Links(table, self.ids)
 
     @classmethod
     def from_files(cls, paths: Iterable[str | Path], names: Iterable[str] | None = None,
@@ -105,15 +107,15 @@ class FileUniverse:
 
     def references(self, work_ids: list[str]) -> dict[str, list[str]]:
         """All works each one references (inside or outside the universe)."""
-        return {w: self._refs.get(w, []) for w in work_ids}
+        return self._links.references(work_ids)
 
     def reachable_references(self, work_ids: list[str]) -> dict[str, list[str]]:
         """The referenced works the universe holds: backward chaining's reach."""
-        return {w: [r for r in self._refs.get(w, []) if r in self.ids] for w in work_ids}
+        return self._links.reachable_references(work_ids)
 
     def citing(self, work_ids: list[str]) -> dict[str, list[str]]:
         """The works of the universe citing each one: forward chaining's reach."""
-        return {w: self._citers.get(w, []) for w in work_ids}
+        return self._links.citing(work_ids)
 
     def all_ids(self) -> set[str]:
         """Every work of the universe (seed.all)."""
@@ -140,10 +142,15 @@ class FileUniverse:
         """The bundle tables of `work_ids`; a cited reference outside the universe as a work of what the
         reference says (first author, year, title, source, DOI) and no references of its own."""
         work_ids = list(work_ids)
-        found = replace(self.bundle) if self.ids.issubset(work_ids) else self.bundle.subset(work_ids)   # all: no copy
-        if self.refs is None or not self.refs["work_id"].isin(set(work_ids)).any():
+        if self.ids.issubset(work_ids):
+            found = replace(self.bundle)                                  # all: no copy
+        elif self.folder is not None and "bundle" not in self.__dict__:
+            found = read_filtered(self.folder, work_ids)                  # only the rows of these works
+        else:
+            found = self.bundle.subset(work_ids)
+        refs = self._refs_of(work_ids)
+        if refs is None or not len(refs):
             return found
-        refs = self.refs[self.refs["work_id"].isin(set(work_ids))]
         works = pd.DataFrame({"work_id": refs["work_id"], "doi": refs["doi"], "title": refs["title"],
                               "year": refs["year"], "venue": refs["venue"], "n_references": 0, "is_retracted": False})
         named = refs[refs["first_author"].notna()]
@@ -154,6 +161,12 @@ class FileUniverse:
         found.authorships = conform(pd.concat([found.authorships, authors.reindex(columns=list(AUTHORSHIPS.columns))],
                                               ignore_index=True), AUTHORSHIPS)
         return found
+
+    def _refs_of(self, work_ids: list[str]) -> pd.DataFrame | None:
+        """The rows of `refs` for `work_ids`: read from the file, filtered, when it was not read yet."""
+        if self.cited_path is not None and "refs" not in self.__dict__:
+            return read_rows(self.cited_path, SOURCE_REFS, work_ids)
+        return None if self.refs is None else self.refs[self.refs["work_id"].isin(set(work_ids))]
 
     def close(self) -> None:
         """Nothing to release; present so every source can be closed alike."""
