@@ -68,7 +68,10 @@ def mutate(root: Path, relative: str, how: str) -> None:
         path.write_bytes(data[: len(data) // 2] + b"\x00garbage\x00" + data[len(data) // 2:])
     elif relative.endswith(".json"):
         value = json.loads(path.read_text(encoding="utf-8"))
-        value["edited_by_hand"] = True
+        if isinstance(value, list):          # CSL-JSON: a list of items
+            value.append({"id": "edited-by-hand", "type": "article"})
+        else:
+            value["edited_by_hand"] = True
         path.write_text(json.dumps(value, indent=2), encoding="utf-8")
     elif relative == "config/curation.tsv":
         with path.open("a", encoding="utf-8") as fh:
