@@ -258,8 +258,19 @@ def _summary(exc: Exception) -> str:
     return "; ".join(f"{r.get('column')}: {r.get('check')} (value {r.get('failure_case')!r})" for r in rows)
 
 
+#: schema id → (the schema, held so that its id is not reused, and its empty frame): pandera's checks
+#: of an empty frame cost 20 ms, and an import of a one-record file asked for sixteen of them
+_EMPTY: dict[int, tuple[pa.DataFrameSchema, pd.DataFrame]] = {}
+
+
 def empty(schema: pa.DataFrameSchema) -> pd.DataFrame:
-    return conform(pd.DataFrame({c: [] for c in schema.columns}), schema)
+    """A table of no rows with the schema's columns and types (a copy of the one made per schema)."""
+    cached = _EMPTY.get(id(schema))
+    if cached is None:
+        if len(_EMPTY) >= 256:            # schemas made on the fly (part_schema): keep the cache small
+            _EMPTY.clear()
+        cached = _EMPTY[id(schema)] = (schema, conform(pd.DataFrame({c: [] for c in schema.columns}), schema))
+    return cached[1].copy()
 
 
 def write_table(df: pd.DataFrame, schema: pa.DataFrameSchema, path: str | os.PathLike[str]) -> pd.DataFrame:
