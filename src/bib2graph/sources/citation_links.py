@@ -32,7 +32,7 @@ class _Column:
         self.places = np.concatenate(places) if places else np.zeros(0, dtype=np.int32)
 
     def values(self, rows: np.ndarray) -> list[str]:
-        """The strings of `rows` (ascending within each chunk is not needed), in the order given."""
+        """The strings at `rows` (positions in the whole column), in the order given."""
         chunk = np.searchsorted(self.starts, rows, side="right") - 1
         out: list[str] = [""] * len(rows)
         for k in np.unique(chunk):
