@@ -90,10 +90,8 @@ def chain(graph: CitationGraph, seeds: list[str], params: dict[str, Any]) -> Cha
         if direction == "none" or not frontier:
             break
         found = _discover(graph, frontier, corpus, direction, params.get("max_citing"))
-        if not found:             # nothing new: the corpus's references (a whole export's with seed.all) are not read
-            rounds.append({"round": rnd, "candidates": 0, "admitted": 0, "saturated": 0 < params.get("min_new", 0)})
-            break
-        corpus_refs = graph.references(sorted(corpus))
+        # nothing new found: the corpus's references (a whole export's with seed.all) need not be read
+        corpus_refs = graph.references(sorted(corpus)) if found else {}
         referenced_by_corpus = {r for refs in corpus_refs.values() for r in refs}
         cited_by = {}  # candidate -> corpus works citing it
         for work, refs in corpus_refs.items():

@@ -18,11 +18,10 @@ from ..errors import DataError
 from ..skips import Skips
 import pandas as pd
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..atomic import copy_file
 from ..tables import (AUTHORSHIPS, BUNDLE_TABLES, SOURCE_REFS, WORKS, Bundle, conform, read_columns,
-                      parquet_errors, read_filtered, read_rows, read_table)
+                      read_dictionaries, read_filtered, read_rows)
 from .citation_links import Links
 
 
@@ -56,9 +55,8 @@ class FileUniverse:
         needed and only as far as needed: the seed job looks up IDs, DOIs and PMIDs; chaining reads the
         references' two ID columns; the pool reads the rows of its works. A million works' tables are
         never all held."""
-        return cls(lambda: Bundle.read(folder), lambda: read_table(cited, SOURCE_REFS),
-                   index=read_columns(Path(folder) / "works.parquet", WORKS, ["doi", "pmid"]), folder=Path(folder),
-                   cited=Path(cited))
+        return cls(lambda: Bundle.read(folder), index=read_columns(Path(folder) / "works.parquet", WORKS, ["doi", "pmid"]),
+                   folder=Path(folder), cited=Path(cited))
 
     def copy_whole(self, work_ids: list[str], folder: str | Path) -> bool:
         """Write the bundle of `work_ids` to `folder` by copying the universe's table files, without
@@ -83,14 +81,9 @@ class FileUniverse:
     @cached_property
     def _links(self) -> Links:
         """Who cites whom (citation_links), built when chaining first asks."""
-        if self.folder is not None:
-            names = ["work_id", "referenced_id"]         # as dictionaries, a row group at a time: read_table's
-            with parquet_errors(self.folder / "references.parquet"):    # threads hold more pages at once
-                source = pq.ParquetFile(self.folder / "references.parquet", read_dictionary=names)
-                table = pa.concat_tables([source.read_row_group(i, columns=names) for i in range(source.num_row_groups)]
-                                         or [source.schema_arrow.empty_table().select(names)])
-        else:
-            table = pa.Table.from_pandas(self.bundle.references[["work_id", "referenced_id"]], preserve_index=False)
+        names = ["work_id", "referenced_id"]
+        table = (read_dictionaries(self.folder / "references.parquet", names) if self.folder is not None
+                 else pa.Table.from_pandas(self.bundle.references[names], preserve_index=False))
         return Links(table, self.ids)
 
     @classmethod
@@ -144,7 +137,7 @@ class FileUniverse:
         work_ids = list(work_ids)
         if self.ids.issubset(work_ids):
             found = replace(self.bundle)                                  # all: no copy
-        elif self.folder is not None and "bundle" not in self.__dict__:
+        elif self.folder is not None:
             found = read_filtered(self.folder, work_ids)                  # only the rows of these works
         else:
             found = self.bundle.subset(work_ids)
@@ -163,8 +156,8 @@ class FileUniverse:
         return found
 
     def _refs_of(self, work_ids: list[str]) -> pd.DataFrame | None:
-        """The rows of `refs` for `work_ids`: read from the file, filtered, when it was not read yet."""
-        if self.cited_path is not None and "refs" not in self.__dict__:
+        """The rows of `refs` for `work_ids` (from the file, only they, for a universe read from files)."""
+        if self.cited_path is not None:
             return read_rows(self.cited_path, SOURCE_REFS, work_ids)
         return None if self.refs is None else self.refs[self.refs["work_id"].isin(set(work_ids))]
 
