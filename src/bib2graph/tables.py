@@ -12,7 +12,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 import pandas as pd
 import pandera.pandas as pa
@@ -258,19 +258,32 @@ def _summary(exc: Exception) -> str:
     return "; ".join(f"{r.get('column')}: {r.get('check')} (value {r.get('failure_case')!r})" for r in rows)
 
 
-#: schema id → (the schema, held so that its id is not reused, and its empty frame): pandera's checks
-#: of an empty frame cost 20 ms, and an import of a one-record file asked for sixteen of them
-_EMPTY: dict[int, tuple[pa.DataFrameSchema, pd.DataFrame]] = {}
+#: schema id → [the schema, held so that its id is not reused, its empty frame, its Arrow schema or None]:
+#: pandera's checks of an empty frame cost 20 ms, and an import of a one-record file asked for sixteen of
+#: them; pyarrow derives an Arrow schema from a frame in 4 ms, asked for every table written
+_EMPTY: dict[int, list[Any]] = {}
 
 
-def empty(schema: pa.DataFrameSchema) -> pd.DataFrame:
-    """A table of no rows with the schema's columns and types (a copy of the one made per schema)."""
+def _cached(schema: pa.DataFrameSchema) -> list[Any]:
     cached = _EMPTY.get(id(schema))
     if cached is None:
         if len(_EMPTY) >= 256:            # schemas made on the fly (part_schema): keep the cache small
             _EMPTY.clear()
-        cached = _EMPTY[id(schema)] = (schema, conform(pd.DataFrame({c: [] for c in schema.columns}), schema))
-    return cached[1].copy()
+        cached = _EMPTY[id(schema)] = [schema, conform(pd.DataFrame({c: [] for c in schema.columns}), schema), None]
+    return cached
+
+
+def empty(schema: pa.DataFrameSchema) -> pd.DataFrame:
+    """A table of no rows with the schema's columns and types (a copy of the one made per schema)."""
+    return _cached(schema)[1].copy()
+
+
+def arrow_schema(schema: pa.DataFrameSchema) -> pa_arrow.Schema:
+    """The Arrow schema, pandas metadata included, that `Table.from_pandas` gives a table of `schema`."""
+    cached = _cached(schema)
+    if cached[2] is None:
+        cached[2] = pa_arrow.Schema.from_pandas(cached[1], preserve_index=False)
+    return cached[2]
 
 
 def write_table(df: pd.DataFrame, schema: pa.DataFrameSchema, path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -293,7 +306,7 @@ def write_arrow(batches: Iterable[pa_arrow.RecordBatch], schema: pa.DataFrameSch
     and pandas metadata, row groups of `ROW_GROUP` rows, each one chunk, zstd), never more than one row
     group in memory. Returns the rows written. `checked` False skips the columns' value checks (rows
     that passed them when first written); nulls, order and uniqueness are always checked."""
-    written = pa_arrow.Schema.from_pandas(empty(schema), preserve_index=False)   # what from_pandas gives
+    written = arrow_schema(schema)
     rows, last = 0, None
     with atomic_path(path) as tmp:
         writer = None
@@ -481,7 +494,7 @@ def filter_table(path_in: str | os.PathLike[str], path_out: str | os.PathLike[st
     copy of a table of millions of rows or the whole table in memory. Returns the rows kept. The input's
     columns are checked against the schema (its rows were when it was written) and its Arrow types and
     pandas metadata made `write_table`'s (a pool an older pandas wrote)."""
-    written = pa_arrow.Schema.from_pandas(empty(schema), preserve_index=False)   # what from_pandas gives
+    written = arrow_schema(schema)
     with parquet_errors(path_in):
         source = pq.ParquetFile(Path(path_in))
     if source.schema_arrow.names != list(schema.columns):

@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 from ..ids import short_id
 from ..skips import Skips
 from ..tables import (AFFILIATIONS, AUTHORSHIPS, BUNDLE_TABLES, ORIGINS, REFERENCES, ROW_GROUP, SOURCE_REFS, TERMS,
-                      WORKS, Bundle, conform, empty, read_table, write_arrow)
+                      WORKS, Bundle, arrow_schema, conform, read_table, write_arrow)
 from .exports.entries import WORK_FIELDS, Entry, entry_from_record
 from .exports.detect import file_format
 from .exports.readers import OPENALEX_JSON, read_records
@@ -329,7 +329,7 @@ class _Rows:
 
     def __init__(self, schema, path: Path) -> None:
         self.schema, self.path = schema, path
-        self.types = pa.Schema.from_pandas(empty(schema), preserve_index=False).remove_metadata()
+        self.types = arrow_schema(schema).remove_metadata()
         self.pending: list[tuple] = []
         self.file = pa.ipc.new_stream(str(path), self.types)
 

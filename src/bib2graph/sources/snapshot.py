@@ -26,7 +26,7 @@ from ..errors import DataError
 from ..expressions import compile_expression, normalize_text
 from ..ids import short_id
 from ..skips import Skips
-from ..tables import BUNDLE_TABLES, ORIGINS, SOURCE_REFS, empty
+from ..tables import BUNDLE_TABLES, ORIGINS, SOURCE_REFS, arrow_schema, empty
 from .exports.entries import WORK_FIELDS
 from .exports.readers import OPENALEX_JSON
 from .files import read_jsonl_gz
@@ -132,7 +132,7 @@ class _Batches:
     @staticmethod
     def arrow_schema(schema) -> pa_arrow.Schema:
         """The Arrow types `write_table` gives the table."""
-        return pa_arrow.Schema.from_pandas(empty(schema), preserve_index=False).remove_metadata()
+        return arrow_schema(schema).remove_metadata()
 
     def add(self, line: int, rows: dict[str, list[dict[str, Any]]]) -> None:
         work = rows["works"][0]
