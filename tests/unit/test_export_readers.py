@@ -27,7 +27,8 @@ from ..conftest import SHARED_DATA
 
 SCOPUS = sorted((SHARED_DATA / "scopus").glob("*.csv"))
 RIS = sorted((SHARED_DATA / "ris").glob("*.ris"))
-BIBTEX = sorted((SHARED_DATA / "bibtex").glob("*.bib"))
+BIBTEX = sorted((SHARED_DATA / "bibtex").glob("*.bib")) + sorted((Path(__file__).parents[1] / "data" / "bibtex")
+                                                           .glob("*.bib"))
 BIBX = SHARED_DATA / "scopus" / "bibx-scopus.csv"
 OLD_SCOPUS = SHARED_DATA / "scopus" / "scientopy-iot-gateway-scopus.csv"
 LITSTUDY = SHARED_DATA / "scopus" / "litstudy-scopus.csv"
@@ -264,6 +265,9 @@ def test_every_bibtex_entry_is_a_record(path):
     assert len(records) == len(_ENTRY.findall(text)) and not skips.items
     lines = text.splitlines()
     assert all(_ENTRY.match(lines[r.origin.line - 1]) for r in records)
+    dois = [re.sub(r"^https?://(dx\.)?doi\.org/", "", m.strip().lower())
+            for m in re.findall(r"(?mi)^\s*doi\s*=\s*\{+([^{}]+)\}", text)]
+    assert sorted(r.doi for r in records if r.doi) == sorted(dois)
 
 
 def test_bibtex_fields_are_decoded_and_mapped():
@@ -296,7 +300,34 @@ def test_wos_bibtex_cited_references_keep_their_lines(tmp_path):
     assert [r.raw for r in record.references] == refs
     assert all(lines[r.line - 1].strip().removeprefix("Cited-References = {").removesuffix("},") == r.raw
                for r in record.references)
-    assert len(skips.items) == 1 and "duplicate key" in skips.items[0].reason
+    assert [r.title for r in records[1:]] == ["a", "b"] and not skips.items   # a key is no identity
+
+
+def test_entries_bibtexparser_sets_aside_are_read_as_bibtex_reads_them(tmp_path):
+    """Scopus writes distinct works under one key (first author and year) and one `funding_details` per
+    funder: every entry is a record, in file order, and a repeated field is read at its first value, as
+    BibTeX reads it. Seeds from the same file are every entry too."""
+    from bib2graph.sources.files import read_seed_entries
+
+    real = BIBTEX[-1].read_text(encoding="utf-8")           # the synthesisr Scopus export
+    first = real[real.index("@ARTICLE{Li2020"):real.index("@ARTICLE{Cao2020")]
+    twin = (first.replace("10.1080/20964129.2020.1722034", "10.9999/another.work")
+            .replace("title={", "title={Another work},\ntitle={", 1))
+    path = tmp_path / "scopus.bib"
+    path.write_text(real + "\n" + twin, encoding="utf-8")
+    records, skips = read(read_bibtex, path)
+    assert [r.doi for r in records] == ["10.1080/20964129.2020.1722034", "10.1080/20964129.2020.1749010",
+                                        "10.1007/s11220-019-0265-8", "10.9999/another.work"]
+    assert records[-1].title == "Another work" and records[0].title != "Another work"
+    twin_line = real.count("\n") + 2
+    assert records[-1].origin.line == twin_line and records[-1].origin.record == 4
+    # funding_details repeated (the real first entry) is by design; a title repeated differently is said
+    assert [(s.where, s.reason) for s in skips.items] == [
+        (f"line {twin_line}", "BibTeX field(s) title repeated with different values; the first of each read")]
+    seeds = read_seed_entries(path, "scopus.bib", Skips())
+    assert [e.doi for e in seeds] == [r.doi for r in records]
+    with pytest.raises(DataError, match=f"line {twin_line}"):
+        read(read_bibtex, path, Skips(strict=True))
 
 
 def test_bibtex_openalex_field_and_empty_file(tmp_path):

@@ -113,11 +113,11 @@ def test_broken_bibtex_blocks_are_skipped_with_their_line(tmp_path):
 @article{d, doi = {10.1/d}}
 """, encoding="utf-8")
     found, _ = entries(path, "refs/broken.bib")
-    assert [(e.key, e.doi) for e in found] == [("a", "10.1/a"), ("d", "10.1/d")]
+    assert [(e.key, e.doi) for e in found] == [("a", "10.1/a"), ("a", "10.1/again"), ("b", "10.1/b"), ("d", "10.1/d")]
     where = skipped(path, "refs/broken.bib")
-    assert [w for w, _ in where] == ["line 2", "line 3", "line 4"]
-    assert "duplicate key 'a'" in where[0][1] and "duplicate field(s) doi" in where[1][1]
-    assert "field-value closing" in where[2][1]
+    assert [w for w, _ in where] == ["line 3", "line 4"]        # a key is no identity: both a's are seeds
+    assert "field(s) doi repeated with different values; the first of each read" in where[0][1]
+    assert "field-value closing" in where[1][1]
 
 
 def test_a_doi_nested_too_deeply_for_latex_skips_its_entry(tmp_path):
@@ -148,7 +148,7 @@ def test_undecodable_and_empty_seed_files(tmp_path):
 def test_seeding_passes_file_names_and_skips_on(tmp_path, demo_universe):
     doi = demo_universe.bundle.works.dropna(subset=["doi"]).doi.iloc[0]
     path = tmp_path / "s.bib"
-    path.write_text(f"@article{{x, doi = {{{doi}}}}}\n@article{{x, doi = {{10.1/dup}}}}\n", encoding="utf-8")
+    path.write_text(f"@article{{x, doi = {{{doi}}}}}\n@article{{y, title = {{never closed\n", encoding="utf-8")
     skips = Skips()
     result = resolve_seeds(demo_universe, {"ids": [], "dois": []}, [path], ["seeds/s.bib"], skips)
     assert len(result.seeds) == 1 and [(s.file, s.where) for s in skips.items] == [("seeds/s.bib", "line 2")]

@@ -248,21 +248,15 @@ def read_seed_entries(path: str | Path, name: str | None = None, skips: Skips | 
 
 
 def _bibtex_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
-    import bibtexparser
+    from .exports.bibtex import bibtex_entries
 
-    from .exports.bibtex import failure_reason
-
-    library = bibtexparser.parse_string(text)
-    for block in library.failed_blocks:
-        skips.add(name, f"line {block.start_line + 1}", f"BibTeX block not read ({failure_reason(block)}); "
-                  "skipped")
-    return [e for e in (_bibtex_entry(entry, name, skips) for entry in library.entries) if e]
+    return [e for e in (_bibtex_entry(entry, name, skips) for entry in bibtex_entries(text, name, skips)) if e]
 
 
 def _bibtex_entry(entry: Any, name: str, skips: Skips) -> SeedEntry | None:
-    from .exports.bibtex import bibtex_doi
+    from .exports.bibtex import bibtex_doi, entry_fields
 
-    fields = {f.key.lower(): str(f.value) for f in entry.fields}
+    fields, _ = entry_fields(entry)
     try:
         doi = bibtex_doi(fields)
     except RecursionError:

@@ -39,18 +39,14 @@ _REPRINT = re.compile(r"\s*\((?:Reprint|Corresponding) Author\)", re.IGNORECASE)
 _LATEX = re.compile(r"[\\{}$~%&#^_]|--|``|''")
 _AND_OR_BRACE = re.compile(r"(?<!\\)[{}]|\s+and\s+", re.IGNORECASE)
 _BARE_SPECIAL = re.compile(r"(?<!\\)([&%#])")
+#: fields a producer writes more than once in one entry: Scopus, one `funding_details` per funder
+_REPEATED_BY_DESIGN = frozenset({"funding_details"})
 
 
 def read_bibtex(path: Path, name: str, skips: Skips) -> Iterator[Record]:
     """The entries of a BibTeX file as Records; blocks bibtexparser cannot read go to `skips`."""
-    import bibtexparser
-
-    library = bibtexparser.parse_string(textio.read_text(path, name))
-    for block in library.failed_blocks:
-        skips.add(name, f"line {block.start_line + 1}", f"BibTeX block not read ({failure_reason(block)}); "
-                  "skipped")
     count = 0
-    for number, entry in enumerate(library.entries, 1):
+    for number, entry in enumerate(bibtex_entries(textio.read_text(path, name), name, skips), 1):
         line = (entry.start_line or 0) + 1
         try:
             record = _record(entry, Origin(name, number, line, "bibtex"))
@@ -61,6 +57,55 @@ def read_bibtex(path: Path, name: str, skips: Skips) -> Iterator[Record]:
         yield record
     if not count:
         skips.add(name, "", "holds no BibTeX entries")
+
+
+def bibtex_entries(text: str, name: str, skips: Skips) -> list[Any]:
+    """bibtexparser's entries of `text` in file order, with those it set aside that are entries all the
+    same (`_readable`); the blocks it could not read go to `skips` with their line."""
+    import bibtexparser
+
+    library = bibtexparser.parse_string(text)
+    entries = list(library.entries)
+    for block in library.failed_blocks:
+        if _readable(block):
+            entries.append(block.ignore_error_block)
+            if differing := _differing_repeats(block.ignore_error_block):
+                skips.add(name, f"line {block.start_line + 1}", f"BibTeX field(s) {', '.join(differing)} "
+                          "repeated with different values; the first of each read")
+        else:
+            skips.add(name, f"line {block.start_line + 1}", f"BibTeX block not read ({failure_reason(block)}); "
+                      "skipped")
+    return sorted(entries, key=lambda entry: entry.start_line or 0)
+
+
+def entry_fields(entry: Any) -> tuple[dict[str, str], dict[str, int | None]]:
+    """An entry's fields by lower-case name, and the line of each; of a repeated field its first value."""
+    raw: dict[str, str] = {}
+    lines: dict[str, int | None] = {}
+    for f in entry.fields:
+        raw.setdefault(f.key.lower(), str(f.value))
+        lines.setdefault(f.key.lower(), f.start_line)
+    return raw, lines
+
+
+def _readable(block: Any) -> bool:
+    """Whether a block bibtexparser set aside is an entry all the same: one whose key an earlier entry has
+    (Scopus makes keys of the first author and year, so distinct works share them; keys are no identity
+    here) or with a repeated field (Scopus writes one `funding_details` per funder): the first value is
+    read, as BibTeX reads it, and a field repeated with different values is reported."""
+    from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, Entry
+
+    return (isinstance(block, (DuplicateBlockKeyBlock, DuplicateFieldKeyBlock))
+            and isinstance(block.ignore_error_block, Entry))
+
+
+def _differing_repeats(entry: Any) -> list[str]:
+    """The fields an entry repeats with different values (which one is meant, the file does not say),
+    but those a producer repeats by design."""
+    values: dict[str, set[str]] = {}
+    for f in entry.fields:
+        values.setdefault(f.key.lower(), set()).add(str(f.value))
+    return sorted(k for k, v in values.items() if len(v) > 1 and k not in _REPEATED_BY_DESIGN)
 
 
 def failure_reason(block: Any) -> str:
@@ -99,8 +144,7 @@ def bibtex_doi(fields: dict[str, str]) -> str | None:
 
 
 def _record(entry: Any, origin: Origin) -> Record:
-    raw = {f.key.lower(): str(f.value) for f in entry.fields}
-    lines = {f.key.lower(): f.start_line for f in entry.fields}
+    raw, lines = entry_fields(entry)
     text = {k: _clean(latex_text(v)) for k, v in raw.items() if k not in ("url", "cited-references")}
     get = lambda *keys: next((text[k] for k in keys if text.get(k)), None)  # noqa: E731
     doc_type = get("document_type", "type")
