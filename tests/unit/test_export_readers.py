@@ -532,3 +532,23 @@ def test_files_cut_anywhere_are_skipped_or_refused_never_crash(tmp_path, reader,
             assert exc.code in ("FILE_INVALID", "FILE_ENCODING")
             continue
         assert all(r.origin.line >= 1 for r in records) and (records or skips.items)
+
+
+@pytest.mark.parametrize("reader, header, rows", [(read_lens_csv, LENS_HEADER, LENS_ROWS),
+                                                  (read_openalex_csv, OPENALEX_HEADER, OPENALEX_ROWS)],
+                         ids=["lens", "openalex-csv"])
+def test_a_row_cut_short_is_skipped_with_its_line(tmp_path, reader, header, rows):
+    """A file cut off inside its last row still parses as CSV, with fewer cells than the header (any of
+    them may be a cell of another column): the row is skipped and said with its line, not read."""
+    cells = next(csv.reader([rows[1]]))
+    kept = cells[:len(cells) // 3]
+    path = tmp_path / "cut.csv"
+    path.write_text("\n".join([header, rows[0], ",".join(f'"{c}"' for c in kept)]) + "\n", encoding="utf-8")
+    records, skips = read(reader, path)
+    assert len(records) == 1 and records[0].origin.line == 2
+    header_cells = len(next(csv.reader([header])))
+    line = 3 + rows[0].count("\n")
+    assert [(s.where, s.reason) for s in skips.items] == [
+        (f"record 2, line {line}", f"{len(kept)} cells where the header has {header_cells}; skipped")]
+    with pytest.raises(DataError, match=f"line {line}"):
+        read(reader, path, Skips(strict=True))

@@ -259,15 +259,36 @@ def test_a_record_without_ut_doi_or_pmid_is_reported_by_place(shared_data, tmp_p
     assert "UT" in skips.items[0].reason and "DOI" in skips.items[0].reason
 
 
-def test_a_tab_row_cut_short_is_reported(shared_data, tmp_path):
+@pytest.mark.parametrize("cut", ["in its first cells", "after its DI cell", "a tab inside its title"])
+def test_a_tab_row_that_does_not_fit_its_header_is_reported(shared_data, tmp_path, cut):
+    """The last row cut short (the file cut off: early, or after the DOI, where the row would still be a
+    work by its DOI) or shifted by a tab in a cell: skipped and said, not read with its cells in the wrong
+    columns. The other rows are every row the csv module finds."""
     path = shared_data / TABS[0]
     data = path.read_bytes()
-    last_row = data.rstrip(b"\r\n").rfind(b"\n")
-    (tmp_path / "cut.txt").write_bytes(data[:last_row + 200])   # the last row stops in its first cells
+    start = data.rstrip(b"\r\n").rfind(b"\n") + 1
+    header = data[:data.index(b"\n")].decode("utf-8-sig").rstrip("\r").split("\t")
+    last = data[start:].split(b"\t")
+    if cut == "in its first cells":
+        damaged = data[:start + 200]
+    elif cut == "after its DI cell":
+        damaged = data[:start] + b"\t".join(last[:header.index("DI") + 1])
+    else:
+        title = header.index("TI")
+        damaged = data[:start] + b"\t".join(last[:title] + [last[title][:20] + b"\t" + last[title][20:]]
+                                             + last[title + 1:])
+    (tmp_path / "cut.txt").write_bytes(damaged)
     skips = Skips()
     records = _read(read_wos_tab, tmp_path / "cut.txt", skips)
-    assert len(records) == len(_tab_rows(path)) - 1
-    assert len(skips.items) == 1 and "UT" in skips.items[0].reason
+    rows = _tab_rows(path)
+    assert [r.ids["wos"] for r in records] == [row["UT"] for row in rows[:-1]]
+    lines = data.count(b"\n", 0, start) + 1
+    (skip,) = skips.items
+    assert skip.where == f"record {len(rows)}, line {lines}" and skip.reason.endswith("; skipped")
+    if cut == "a tab inside its title":
+        assert skip.reason == f"text beyond the header's {len(header)} columns; skipped"
+    else:
+        assert f"cells where the header has {len(header)}" in skip.reason
 
 
 @pytest.mark.parametrize("reader", [read_wos, read_wos_tab])

@@ -104,8 +104,9 @@ def read_records(path: str | Path, name: str, skips: Skips, what: str, required:
                  convert: Callable[[Header, Row], Record | str],
                  preamble: Callable[[list[str]], bool] | None = None) -> Iterator[Record]:
     """Records of a CSV export: `convert(header, row)` turns a row into a Record or returns the reason
-    it cannot (a str). A header without any of `required` is not this kind of export (FILE_INVALID);
-    rows before the header for which `preamble` is true are skipped."""
+    it cannot (a str); a row of fewer cells than the header is skipped too (its cells may be any
+    column's). A header without any of `required` is not this kind of export (FILE_INVALID); rows
+    before the header for which `preamble` is true are skipped."""
     count, header = 0, None
     for row in rows(Path(path), name, preamble):
         if isinstance(row, Header):
@@ -122,6 +123,9 @@ def read_records(path: str | Path, name: str, skips: Skips, what: str, required:
         result = convert(header, row)
         if isinstance(result, str):
             skips.add(name, where, f"{result}; skipped")
+            continue
+        if len(row.cells) < len(header):    # a file cut off in a row, or a row a spreadsheet cut short
+            skips.add(name, where, f"{len(row.cells)} cells where the header has {len(header)}; skipped")
             continue
         count += 1
         yield result

@@ -93,6 +93,9 @@ def read_wos_tab(path: Path, name: str, skips: Skips, on_record: OnRecord | None
                 line = rows.line_num
                 if not any(cell.strip() for cell in row):
                     continue
+                if misfit := _misfit(header, row):
+                    skips.add(name, f"record {number}, line {line}", f"{misfit}; skipped")
+                    continue
                 cells = {tag: cell.strip() for tag, cell in zip(header, row) if tag and cell.strip()}
                 items = {tag: _split_list(tag, cells[tag]) for tag in LIST_TAGS if tag in cells}
                 cited = [CitedRef(raw_ref, line) for raw_ref in items.get("CR", ())]
@@ -109,6 +112,17 @@ def read_wos_tab(path: Path, name: str, skips: Skips, on_record: OnRecord | None
         except csv.Error as exc:
             raise DataError(f"{name}: line {rows.line_num}: not a readable tab-delimited row ({exc})",
                             code="FILE_INVALID", details={"file": name, "line": rows.line_num}) from None
+
+
+def _misfit(header: list[str], row: list[str]) -> str | None:
+    """Why a tab-delimited row does not fit its header: fewer cells (the file or the row cut short), or
+    text beyond the header's columns (a tab inside a cell shifts every column after it). Rows ending in
+    one more, empty, cell are as Web of Science writes them."""
+    if len(row) < len(header):
+        return f"{len(row)} cells where the header has {len(header)}"
+    if any(cell.strip() for cell in row[len(header):]):
+        return f"text beyond the header's {len(header)} columns"
+    return None
 
 
 class _Block:
