@@ -75,3 +75,35 @@ def test_the_spec_schema_names_every_format_a_reader_reads():
 
     formats = spec_mod.schema()["properties"]["source"]["properties"]["formats"]["additionalProperties"]["enum"]
     assert sorted(formats) == sorted(FORMATS)
+
+
+def test_a_file_of_no_known_format_says_how_to_declare_one(tmp_path):
+    """The FILE_INVALID of an unknown file names the spec's `source.formats` entry that would declare it,
+    in a form the spec accepts (a mapping of the file as written to its format)."""
+    from bib2graph.sources.exports.detect import file_format
+
+    (tmp_path / "notes.txt").write_text("Just some notes\nabout a review\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        file_format(tmp_path / "notes.txt", "data/notes.txt")
+    assert info.value.code == "FILE_INVALID"
+    assert 'source.formats: {"data/notes.txt": <format>}' in info.value.message
+    assert all(f in info.value.message for f in FORMATS)
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n  \n", b"\xef\xbb\xbf", b"\xef\xbb\xbf\r\n"],
+                         ids=["empty", "blank lines", "BOM", "BOM and a line end"])
+def test_an_empty_file_beside_others_holds_no_records_and_is_said(shared_data, tmp_path, content):
+    """An empty file (or white space, or a byte-order mark alone) holds no records, whatever its name: the
+    other files are read and the empty one reported; `strict` makes it an error naming the file."""
+    from bib2graph.skips import Skips
+    from bib2graph.sources.ingest import ingest
+
+    good = shared_data / "ris" / "litstudy-ieee-example.ris"
+    (tmp_path / "empty.ris").write_bytes(content)
+    alone = ingest([good], ["good.ris"], skips=Skips())
+    skips = Skips()
+    both = ingest([tmp_path / "empty.ris", good], ["empty.ris", "good.ris"], skips=skips)
+    assert both.bundle.works.equals(alone.bundle.works)
+    assert [(s.file, s.reason) for s in skips.items] == [("empty.ris", "is empty: holds no records")]
+    with pytest.raises(DataError, match="empty.ris"):
+        ingest([tmp_path / "empty.ris", good], ["empty.ris", "good.ris"], skips=Skips(strict=True))

@@ -34,7 +34,7 @@ from ..skips import Skips
 from ..tables import (AFFILIATIONS, AUTHORSHIPS, BUNDLE_TABLES, ORIGINS, REFERENCES, ROW_GROUP, SOURCE_REFS, TERMS,
                       WORKS, Bundle, arrow_schema, conform, read_table, write_arrow)
 from .exports.entries import WORK_FIELDS, Entry, entry_from_record
-from .exports.detect import file_format
+from .exports.detect import file_format, is_blank
 from .exports.readers import OPENALEX_JSON, read_records
 from .exports.names import display_name
 from .exports.references import ReferenceResolver, SourceFolding, style_for, work_keys
@@ -77,6 +77,9 @@ def read_entries(paths: list[Path], names: list[str], formats: list[str | None],
     """Every record of every file, in file order; formats declared or detected."""
     order = count = 0
     for path, name, declared in zip(paths, names, formats, strict=True):
+        if is_blank(path):
+            skips.add(name, "", "is empty: holds no records")
+            continue
         fmt = file_format(Path(path), name, declared)
         if fmt == OPENALEX_JSON:
             entries: Iterable[Entry] = _openalex_entries(Path(path), name, skips, order)

@@ -20,7 +20,7 @@ from ...errors import DataError
 from .readers import FORMATS
 
 
-__all__ = ["FORMATS", "detect_format", "file_format"]   # FORMATS: readers.py's, the one list of formats
+__all__ = ["FORMATS", "detect_format", "file_format", "is_blank"]   # FORMATS: readers.py's, the one list of formats
 
 SAMPLE_BYTES = 64 * 1024
 _RIS_START = re.compile(r"^TY {1,2}- ?\S", re.MULTILINE)
@@ -55,9 +55,20 @@ def file_format(path: Path, name: str, declared: str | None = None) -> str:
         raise DataError(f"{name}: not a format bib2graph reads (OpenAlex JSON, Web of Science plain text or "
                         "tab-delimited, Scopus CSV, PubMed/MEDLINE text or XML, Cochrane CENTRAL text, Dimensions CSV, "
                         "Lens CSV, OpenAlex CSV, RIS (Embase too), BibTeX, CSL-JSON); if it is one "
-                        "of them, declare it: source.files: [{path: ..., format: ...}]",
+                        f"of them, declare it in the spec: source.formats: {{{json.dumps(name)}: <format>}}, "
+                        f"<format> one of {', '.join(FORMATS)}",
                         code="FILE_INVALID", details={"file": name, "formats": list(FORMATS)})
     return found
+
+
+def is_blank(path: str | Path) -> bool:
+    """Whether the file holds nothing but white space (a byte-order mark at most): no records, whatever
+    its format, rather than a file of no known format."""
+    try:
+        size = Path(path).stat().st_size
+    except OSError:          # missing or unreadable: `file_format` says which
+        return False
+    return size <= SAMPLE_BYTES and not _sample(Path(path)).replace("\ufeff", "").strip()
 
 
 def _sample(path: Path) -> str:
