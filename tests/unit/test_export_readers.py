@@ -26,9 +26,9 @@ from bib2graph.sources.exports.scopus import read_scopus_csv
 from ..conftest import SHARED_DATA
 
 SCOPUS = sorted((SHARED_DATA / "scopus").glob("*.csv"))
-RIS = sorted((SHARED_DATA / "ris").glob("*.ris"))
-BIBTEX = sorted((SHARED_DATA / "bibtex").glob("*.bib")) + sorted((Path(__file__).parents[1] / "data" / "bibtex")
-                                                           .glob("*.bib"))
+SYNTHESISR = Path(__file__).parents[1] / "data" / "synthesisr"
+BIBTEX = sorted((SHARED_DATA / "bibtex").glob("*.bib")) + sorted(SYNTHESISR.glob("*.bib"))
+RIS = sorted((SHARED_DATA / "ris").glob("*.ris")) + sorted(SYNTHESISR.glob("*.ris"))
 BIBX = SHARED_DATA / "scopus" / "bibx-scopus.csv"
 OLD_SCOPUS = SHARED_DATA / "scopus" / "scientopy-iot-gateway-scopus.csv"
 LITSTUDY = SHARED_DATA / "scopus" / "litstudy-scopus.csv"
@@ -187,11 +187,12 @@ def test_every_ris_block_is_a_record(path):
     records, skips = read(read_ris, path)
     assert len(records) == len(blocks) and not skips.items
     for record, block in zip(records, blocks):
-        tags = re.findall(r"(?m)^(AU|TI|DO|PY)  - (.*?)\r?$", block)
+        tags = re.findall(r"(?m)^(AU|TI|T1|DO|L3|PY|Y1)  - (.*?)\r?$", block)
         assert [a.name for a in record.authors] == [v for t, v in tags if t == "AU"]
-        assert record.title == next(v for t, v in tags if t == "TI")
-        assert record.doi == (next((v.lower() for t, v in tags if t == "DO"), None) or None)
-        assert record.year == int(next(v for t, v in tags if t == "PY"))
+        assert record.title == next(v for t, v in tags if t in ("TI", "T1"))
+        dois = [v.lower() for t, v in tags if v and (t == "DO" or t == "L3" and re.match(r"10\.\d+/", v))]
+        assert record.doi == (dois[0] if dois else None)      # EBSCOhost writes the DOI in L3
+        assert record.year == int(next(v for t, v in tags if t in ("PY", "Y1"))[:4])
         assert record.origin.format == "ris"
 
 
@@ -552,3 +553,18 @@ def test_a_row_cut_short_is_skipped_with_its_line(tmp_path, reader, header, rows
         (f"record 2, line {line}", f"{len(kept)} cells where the header has {header_cells}; skipped")]
     with pytest.raises(DataError, match=f"line {line}"):
         read(reader, path, Skips(strict=True))
+
+
+def test_a_doi_in_l3_seeds_as_it_imports(tmp_path):
+    """EBSCOhost writes the DOI in `L3`: a seed file gives the same DOIs the import reads (an `L3` that
+    is no DOI, as the RIS specification's "related records", is none)."""
+    from bib2graph.sources.files import read_seed_entries
+
+    other = tmp_path / "related.ris"
+    other.write_text("TY  - JOUR\nTI  - A title\nL3  - http://example.org/related/12\nER  - \n", encoding="utf-8")
+    assert read(read_ris, other)[0][0].doi is None and read_seed_entries(other)[0].doi is None
+    path = SYNTHESISR / "ASP_ris_example.ris"
+    records, _ = read(read_ris, path)
+    seeds = read_seed_entries(path, path.name, Skips(strict=True))
+    assert [e.doi for e in seeds] == [r.doi for r in records] == [
+        "10.1016/j.agee.2016.06.041", None, None, "10.11975/j.issn.1002-6819.2016.21.005"]

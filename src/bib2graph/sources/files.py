@@ -271,30 +271,32 @@ def _url_doi(url: str) -> str | None:
 
 
 def _ris_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
+    from .exports.ris import DOI_TAGS, tag_of, tag_values, tagged_doi
+
     entries = []
-    for number, (line, lines) in enumerate(_ris_records(text, name, skips), 1):
+    for number, (line, block) in enumerate(_ris_records(text, name, skips), 1):
+        lines = [text for _, text in block if tag_of(text) not in DOI_TAGS]
         record = _ris_record(lines, name, line, skips)
         if record is not None:
-            doi = normalize_doi(record.get("doi")) or next(
+            doi = normalize_doi(record.get("doi")) or tagged_doi(tag_values(block)) or next(
                 (d for d in (_url_doi(u) for u in record.get("urls", [])) if d), None)
             entries.append(SeedEntry(key=str(record.get("id") or f"record {number}"), work_id=None, doi=doi,
                                      title=record.get("title") or record.get("primary_title")))
     return entries
 
 
-def _ris_records(text: str, name: str, skips: Skips) -> Iterator[tuple[int, list[str]]]:
+def _ris_records(text: str, name: str, skips: Skips) -> Iterator[tuple[int, list[tuple[int, str]]]]:
     """(first line, lines) of each TY … ER record, cut by `exports.ris.ris_blocks` (stray text and
     records without ER go to `skips`). Tags outside the RIS standard (IEEE's `VO`, say) are dropped
-    quietly: a seed needs only its identifiers and title, so they lose nothing. Lines end as universal
-    newlines say (a lone CR too)."""
+    quietly, but those where producers write a DOI (`ris.DOI_TAGS`): a seed needs only its identifiers
+    and title, so they lose nothing. Lines end as universal newlines say (a lone CR too)."""
     import rispy
 
-    from .exports.ris import ris_blocks
+    from .exports.ris import DOI_TAGS, ris_blocks
 
     known = rispy.RisParser().mapping
     lines = io.StringIO(text, newline=None).read().split("\n")
-    for start, block in ris_blocks(lines, name, skips, keep=lambda tag: tag is None or tag in known):
-        yield start, [line for _, line in block]
+    yield from ris_blocks(lines, name, skips, keep=lambda tag: tag is None or tag in known or tag in DOI_TAGS)
 
 
 def _ris_record(lines: list[str], name: str, line: int, skips: Skips) -> dict[str, Any] | None:

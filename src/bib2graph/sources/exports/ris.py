@@ -279,11 +279,24 @@ def _embase_ids(tags: dict[str, list[str]], own: str | None) -> dict[str, str]:
     return ids
 
 
+#: tags outside `DO` where producers write a DOI (EBSCOhost: `L3`, "related records" in the RIS
+#: specification), read when `DO` has none; only a value that is a DOI counts
+DOI_TAGS = ("L3", "DI")
+
+
+def tagged_doi(tags: dict[str, list[str]]) -> str | None:
+    """The first value of `DOI_TAGS` (`tag_values`' tags) that is a DOI."""
+    return next((doi for tag in DOI_TAGS for value in tags.get(tag, []) if (doi := normalize_doi(value))), None)
+
+
 def _doi(f: dict[str, Any], tags: dict[str, list[str]]) -> str | None:
-    """`DO` (bare or as a URL), else a doi.org URL's DOI in `UR` or `L2` (percent-escapes undone)."""
+    """`DO` (bare or as a URL), else a DOI in `DOI_TAGS`, else a doi.org URL's DOI in `UR` or `L2`
+    (percent-escapes undone)."""
     doi = normalize_doi(_text(f.get("doi")))
     if doi:
         return doi
+    if found := tagged_doi(tags):
+        return found
     for url in _list(f, "urls") + tags.get("L2", []):
         if "doi.org/" in url.lower() and (found := normalize_doi(unquote(url.strip()))):
             return found
