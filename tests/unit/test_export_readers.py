@@ -568,3 +568,25 @@ def test_a_doi_in_l3_seeds_as_it_imports(tmp_path):
     seeds = read_seed_entries(path, path.name, Skips(strict=True))
     assert [e.doi for e in seeds] == [r.doi for r in records] == [
         "10.1016/j.agee.2016.06.041", None, None, "10.11975/j.issn.1002-6819.2016.21.005"]
+
+
+def test_lens_references_link_the_works_of_the_files(tmp_path):
+    """A Lens reference is the cited work's Lens ID: one naming a record of the files links to that work,
+    the others are cited works of their own (not unparsed text)."""
+    from bib2graph.sources.ingest import ingest
+
+    header = next(csv.reader([LENS_HEADER]))
+    rows = [next(csv.reader([r])) for r in LENS_ROWS]
+    citing = rows[1][:]
+    citing[header.index("References")] = rows[0][header.index("Lens ID")]
+    path = tmp_path / "lens.csv"
+    with path.open("w", encoding="utf-8", newline="") as f:
+        csv.writer(f, quoting=csv.QUOTE_ALL).writerows([header, rows[0], citing])
+    found = ingest([path], ["lens.csv"])
+    works = found.bundle.works.set_index("doi")["work_id"]
+    refs = found.bundle.references
+    cited_by_thermal = refs[refs.work_id == works["10.3390/app10207030"]]["referenced_id"].tolist()
+    assert cited_by_thermal == [works["10.5539/ibr.v13n12p27"]]
+    gaming = refs[refs.work_id == works["10.5539/ibr.v13n12p27"]]
+    assert len(gaming) == LENS_ROWS[0].count("; ", LENS_ROWS[0].index('"004-819')) + 1
+    assert found.counts["references"]["unparsed"] == 0

@@ -176,7 +176,22 @@ def test_generic_style_reads_both_shapes():
     with pytest.raises(ValueError):
         parse_reference("x", "apa")
     assert [style_for(f) for f in ("wos", "wos-tab", "scopus-csv", "scopus-ris", "ris", "bibtex", "lens-csv")] \
-        == ["wos", "wos", "scopus", "scopus", "generic", "generic", "generic"]
+        == ["wos", "wos", "scopus", "scopus", "generic", "generic", "lens"]
+
+
+def test_a_lens_reference_is_the_cited_works_lens_id():
+    """Lens writes each reference as the cited work's Lens ID: that ID is its identity, a work of the
+    files with that Lens ID is what it resolves to, and nothing else (a key, a DOI) is taken for it."""
+    from bib2graph.sources.exports.references import ReferenceResolver, identity_key, names_a_work, work_keys
+
+    ref = parse_reference(" 117-031-178-616-22x ", "lens")
+    assert (ref.native, identity_key(ref), names_a_work(ref)) == ("lens:117-031-178-616-22X",) * 2 + (True,)
+    assert parse_reference("Smith J, 2000, J APPL PHYS, V5, P10", "lens").first_author == "Smith J"
+    resolver = ReferenceResolver([("W1", work_keys("Smith J", 2000, None, None, None, None, "10.1/a",
+                                                   native=["lens:117-031-178-616-22X"])),
+                                  ("W2", work_keys("Smith J", 2000, None, None, None, None, "10.1/b"))])
+    assert resolver.resolve(ref) == ("W1", "id")
+    assert resolver.resolve(parse_reference("000-000-000-000-000", "lens")) == (None, None)
 
 
 @pytest.mark.parametrize("names", [("Smith J", "SMITH JA", "Smith, J.A.", "Smith John", "SMITH J."),

@@ -418,7 +418,8 @@ class _Merged:
         self.duplicates.update(e.file for e in m.entries[1:])
         self.resolver.add(wid, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
                                          _first(m, "venue_abbrev"), _first(m, "volume"), _first(m, "first_page"),
-                                         m.work.get("doi"), self.fold, m.work.get("pmid")))
+                                         m.work.get("doi"), self.fold, m.work.get("pmid"),
+                                         sorted({f"lens:{e.native_id}" for e in m.entries if e.scheme == "lens"})))
 
     def write_rows(self, write: Writer) -> None:
         """Every table but the works, written and let go; the works sorted (while little else is in memory)

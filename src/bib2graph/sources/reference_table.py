@@ -38,7 +38,7 @@ IDLE_LIMIT = "32MB"      # while the works are merged in Python
 RANGE_ROWS = 250_000     # cited works sorted at a time
 RANGE_LIMIT = "100MB"    # DuckDB's own while they are (a range's rows are some 50 MB)
 
-_REF_FIELDS = ("first_author", "year", "source", "volume", "page", "doi", "title", "pmid")
+_REF_FIELDS = ("first_author", "year", "source", "volume", "page", "doi", "title", "pmid", "native")
 _FORM_FIELDS = ("identity", "letters", "numbers", "volume", "page", "surname", "initial", "article")
 _FORMS = {"seq": pa.int64(), "identity": pa.string(), "raw": pa.string(), "unparsed": pa.bool_(),
           **{f: (pa.int64() if f == "year" else pa.string()) for f in _REF_FIELDS}, "label_author": pa.string(),

@@ -23,3 +23,5 @@ class ParsedRef:
     doi: str | None = None
     title: str | None = None
     pmid: str | None = None     # digits (ids.normalize_pmid), where the export gives one (PubMed XML, Dimensions)
+    native: str | None = None   # "<scheme>:<ID>", a database's own ID of the cited work, where that is all the
+    #                             export gives ("lens:…": Lens writes its references as Lens IDs)

@@ -5,6 +5,7 @@ Identity (`identity_key`), in order:
 
 * ``doi:<bare lower-case DOI>`` when the reference carries a DOI;
 * ``pmid:<digits>`` when it carries a PubMed ID and no DOI (PubMed XML and Dimensions give them);
+* ``lens:<Lens ID>`` for a reference that is a Lens ID (Lens CSV writes its references so);
 * ``key:<AUTHOR>|<YEAR>|<SOURCE>|<VOLUME>|<PAGE>`` when it has a first author, a year and at least one of
   source, volume and page. AUTHOR is the surname upper-cased without diacritics, spaces or punctuation,
   a space and the first initial ("Smith J", "SMITH JA", "Smith, J.A.", "Smith John" and Scopus's
@@ -71,7 +72,8 @@ _DOI_IN_TEXT = re.compile(r"(?i)\b(10\.\d{3,9}/[^\s\]]+)")
 
 
 STYLES = {"wos": "wos", "wos-tab": "wos", "scopus-csv": "scopus", "scopus-ris": "scopus", "pubmed-xml": "pubmed",
-          "dimensions-csv": "dimensions"}
+          "dimensions-csv": "dimensions", "lens-csv": "lens"}
+_LENS_ID = re.compile(r"^\d{3}-\d{3}-\d{3}-\d{3}-\d{2}[\dX]$")
 
 
 def style_for(format: str) -> str:
@@ -96,9 +98,13 @@ def parse_reference(raw: str, style: str) -> ParsedRef | None:
         parsed = parse_pubmed_reference(raw, text)
     elif style == "dimensions":
         parsed = parse_dimensions_reference(raw, text)
+    elif style == "lens":
+        parsed = ParsedRef(raw=raw, native=f"lens:{text.upper()}") if _LENS_ID.match(text.upper()) else \
+            parse_reference(raw, "generic") or ParsedRef(raw)
     else:
-        raise ValueError(f"unknown reference style {style!r}; expected wos, scopus, pubmed, dimensions or generic")
-    usable = parsed.first_author or parsed.year or parsed.source or parsed.doi or parsed.pmid
+        raise ValueError(f"unknown reference style {style!r}; expected wos, scopus, pubmed, dimensions, lens or "
+                         "generic")
+    usable = parsed.first_author or parsed.year or parsed.source or parsed.doi or parsed.pmid or parsed.native
     return parsed if usable else None
 
 
@@ -107,7 +113,7 @@ def names_a_work(ref: ParsedRef) -> bool:
     "[Anonymous]". A bare year (Scopus writes "(2016)" for a reference it could not read) or
     "[Anonymous], 2016" names none, and as one node it would couple every work that cites one."""
     author = author_key(ref.first_author)
-    return bool(ref.doi or ref.pmid or ref.source or ref.title or (author and author != ANONYMOUS))
+    return bool(ref.doi or ref.pmid or ref.native or ref.source or ref.title or (author and author != ANONYMOUS))
 
 
 def _looks_like_wos(text: str) -> bool:
@@ -412,12 +418,14 @@ def _key(author: str | None, year: int | None, source: str, volume: str, page: s
 
 
 def identity_key(ref: ParsedRef, fold: "SourceFolding | None" = None) -> str:
-    """One string per cited work: ``doi:…``, else ``pmid:…``, else ``key:AUTHOR|YEAR|SOURCE|VOLUME|PAGE``,
-    else ``raw:…``."""
+    """One string per cited work: ``doi:…``, else ``pmid:…``, else the database ID (``lens:…``), else
+    ``key:AUTHOR|YEAR|SOURCE|VOLUME|PAGE``, else ``raw:…``."""
     if ref.doi:
         return f"doi:{ref.doi}"
     if ref.pmid:
         return f"pmid:{ref.pmid}"
+    if ref.native:
+        return ref.native
     key = _key(author_key(ref.first_author), ref.year, source_key(ref.source, fold, ref.year), _number(ref.volume),
                _number(ref.page))
     return key or f"raw:{normalize_raw(ref.raw)}"
@@ -648,13 +656,15 @@ def _loosely(a: _Form, b: _Form) -> bool:
 
 def work_keys(first_author: str | None, year: int | None, venue: str | None, venue_abbrev: str | None,
               volume: str | None, first_page: str | None, doi: str | None,
-              fold: SourceFolding | None = None, pmid: str | None = None) -> list[str]:
-    """The identities a corpus work answers to: its DOI, its PMID and its author–year–source–volume–page keys, with
-    volume or page left out too (a reference may omit either) and with both source forms.
-    `first_author` is surname first, as WoS AU or Scopus "Authors" write it."""
+              fold: SourceFolding | None = None, pmid: str | None = None, native: Iterable[str] = ()) -> list[str]:
+    """The identities a corpus work answers to: its DOI, its PMID, its database IDs references name it by
+    (`native`: ``lens:…``) and its author–year–source–volume–page keys, with volume or page left out too (a
+    reference may omit either) and with both source forms. `first_author` is surname first, as WoS AU or
+    Scopus "Authors" write it."""
     keys = [f"doi:{d}"] if (d := normalize_doi(doi)) else []
     if pmid:
         keys.append(f"pmid:{pmid}")
+    keys.extend(native)
     author, vol, page = author_key(first_author), _number(volume), _number(first_page)
     sources = sorted({source_key(s, fold, year) for s in (venue, venue_abbrev) if s} or {""})
     for source in sources:
@@ -697,6 +707,11 @@ class ReferenceResolver:
                 return found[0], "pmid"
             self.ambiguous += 1
             return None, None
+        if ref.native:
+            found = self._index.get(ref.native, ())
+            if len(found) > 1:
+                self.ambiguous += 1
+            return (found[0], "id") if len(found) == 1 else (None, None)
         key = identity_key(replace(ref, doi=None, pmid=None), self.fold)
         found = self._index.get(key, ()) if key.startswith("key:") else ()
         if ref.doi:
