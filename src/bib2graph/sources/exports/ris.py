@@ -75,11 +75,16 @@ def read_ris(path: Path, name: str, skips: Skips) -> Iterator[Record]:
         skips.add(name, "", "holds no RIS records")
 
 
+#: what Ovid writes between its RIS records, passed over without a word: each record's number ("12.")
+#: and its "Link to the Ovid Full Text or citation: <URL>" line
+_BETWEEN_RECORDS = re.compile(r"^\s*(?:\d+\.\s*|Link to the Ovid Full Text or citation:.*)$")
+
+
 def ris_blocks(lines: Iterable[str], name: str, skips: Skips,
                keep: Callable[[str | None], bool] | None = None) -> Iterator[tuple[int, list[Line]]]:
-    """(first line, numbered lines) of each TY … ER block; stray text and blocks without ER go to
-    `skips`. A file whose first lines hold no `TY  - ` is not RIS (FILE_INVALID). `keep(tag)` drops
-    the lines it rejects (continuation lines have the tag None)."""
+    """(first line, numbered lines) of each TY … ER block; stray text (but `_BETWEEN_RECORDS`) and blocks
+    without ER go to `skips`. A file whose first lines hold no `TY  - ` is not RIS (FILE_INVALID).
+    `keep(tag)` drops the lines it rejects (continuation lines have the tag None)."""
     block: list[Line] | None = None
     stray: list[int] = []
     seen_ty = False
@@ -96,7 +101,7 @@ def ris_blocks(lines: Iterable[str], name: str, skips: Skips,
                           "skipped")
             block, start = [(number, line)], number
         elif block is None:
-            if line.strip():
+            if line.strip() and not _BETWEEN_RECORDS.match(line):
                 if seen_ty:
                     skips.add(name, f"line {number}", "text outside a RIS record (TY … ER); ignored")
                 else:
