@@ -275,8 +275,8 @@ def _ris_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
 
     entries = []
     for number, (line, block) in enumerate(_ris_records(text, name, skips), 1):
-        lines = [text for _, text in block if tag_of(text) not in DOI_TAGS]
-        record = _ris_record(lines, name, line, skips)
+        kept = [value for _, value in block if tag_of(value) not in DOI_TAGS]   # rispy knows no L3
+        record = _ris_record(kept, name, line, skips)
         if record is not None:
             doi = normalize_doi(record.get("doi")) or tagged_doi(tag_values(block)) or next(
                 (d for d in (_url_doi(u) for u in record.get("urls", [])) if d), None)

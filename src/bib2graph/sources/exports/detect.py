@@ -20,7 +20,8 @@ from ...errors import DataError
 from .readers import FORMATS
 
 
-__all__ = ["FORMATS", "detect_format", "file_format", "is_blank"]   # FORMATS: readers.py's, the one list of formats
+#: FORMATS: readers.py's, the one list of formats
+__all__ = ["FORMATS", "detect_format", "file_format", "is_blank"]
 
 SAMPLE_BYTES = 64 * 1024
 _RIS_START = re.compile(r"^TY {1,2}- ?\S", re.MULTILINE)
