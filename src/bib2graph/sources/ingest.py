@@ -248,15 +248,16 @@ def table_writer(paths: dict[str, Path]) -> Writer:
 def ingest(paths: list[Path], names: list[str], formats: list[str | None] | None = None,
            skips: Skips | None = None, on_record: Callable[[int], None] | None = None,
            fold: SourceFolding | None = None) -> Ingested:
-    """`import_files` into memory: its tables as they are written, read back (for a review's files, the
-    tests and `source.resolve: openalex`; the sources job writes them straight to its outputs)."""
+    """`import_files` into memory: its tables as they are written (and checked, by `write_arrow`), read
+    back (for a review's files, the tests and `source.resolve: openalex`; the sources job writes them
+    straight to its outputs)."""
     with tempfile.TemporaryDirectory(prefix="b2g-ingest-") as tmp:
         folder = Path(tmp)
         counts = import_files(paths, names, formats, skips, on_record, fold,
                               write=table_writer({name: folder / f"{name}.parquet" for name in SCHEMAS}),
                               scratch=folder)
-        return Ingested(Bundle.read(folder), read_table(folder / "cited.parquet", SOURCE_REFS),
-                        read_table(folder / "origins.parquet", ORIGINS), counts)
+        return Ingested(Bundle.read(folder, checked=False), read_table(folder / "cited.parquet", SOURCE_REFS, False),
+                        read_table(folder / "origins.parquet", ORIGINS, False), counts)
 
 
 def import_files(paths: list[Path], names: list[str], formats: list[str | None] | None = None,
