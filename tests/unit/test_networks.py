@@ -88,6 +88,9 @@ def ref_sets(bundle, kind: str, field: str = "auto") -> dict[str, set[str]]:
         for w in works:
             if field == "auto":
                 sets[w] = by_field.get((w, "keywords")) or by_field.get((w, "concepts"), set())
+            elif field == "all_keywords":
+                sets[w] = set().union(*(by_field.get((w, f), set()) for f in ("author_keywords", "index_keywords",
+                                                                             "mesh")))
             else:
                 chosen = by_field.get((w, field), set())
                 sets[w] = set() if field == "topics" and chosen == set(TOPIC_TRIPLE) else chosen
@@ -357,6 +360,31 @@ def test_keyword_fields_on_current_schema_works(field):
     prefixes = {"keywords": ("keywords/",), "topics": ("T",), "concepts": ("C",),
                 "auto": ("keywords/", "C")}[field]
     assert net.nodes["node_id"].str.startswith(prefixes).all()
+
+
+@pytest.mark.parametrize("field", ["author_keywords", "index_keywords", "mesh", "all_keywords"])
+def test_keyword_fields_of_exports(field):
+    """The export term fields the spec documents (author and indexer keywords, MeSH, all three together as
+    VOSviewer's "all keywords") are accepted and count what the definition says, on a WoS plain-text
+    export and a PubMed export read together."""
+    from bib2graph.sources.ingest import ingest
+
+    files = [ROOT.parent / "shared" / "data" / "wos" / "wos_plaintext.txt",
+             ROOT / "tests" / "data" / "pubmed" / "mcda_pubmed.txt"]
+    bundle = ingest(files, [f.name for f in files]).bundle
+    assert bundle.terms["field"].eq("mesh").any() and bundle.terms["field"].eq("author_keywords").any()
+    net = built(bundle, "keywords", {"field": field})
+    occ, counts = reference(bundle, "keywords", {"field": field})
+    assert len(occ) > 10 and dict(zip(net.nodes["node_id"], net.nodes["occurrences"])) == occ
+    assert_close(edge_dict(net, "count"), counts)
+
+
+def test_the_spec_schema_names_every_keyword_field_the_network_takes():
+    from bib2graph import spec as spec_mod
+    from bib2graph.networks.params import FIELDS
+
+    schema = spec_mod.schema()["$defs"]["keyword_network"]["properties"]["field"]
+    assert list(schema["enum"]) == list(FIELDS)
 
 
 def _topic_work(work_id: str, topics: list[str]) -> dict:
