@@ -229,3 +229,15 @@ def test_simulation_replays_deterministically_and_finds_everything(sep):
         if summary["stopped_at"] is not None:
             assert stopping.p_value(seq[:summary["stopped_at"]], run.to_screen) < 0.05
     assert runs[0].priors != runs[1].priors
+
+
+def test_with_nothing_left_to_screen_the_verdict_says_so():
+    """Every work screened (or none to screen: a universe taken whole) leaves nothing to screen: the
+    verdict says so instead of "keep screening"; the rule's own answer (`stop`) is unchanged."""
+    from bib2graph.screening import stopping
+
+    for labels, to_screen in (([], 0), ([0], 1), ([0, 0], 2)):
+        described = stopping.test(labels, to_screen).describe()
+        assert not described["stop"] and described["stop"] == (stopping.p_value(labels, to_screen) < 0.05)
+        assert described["verdict"].startswith("nothing left to screen"), (labels, described)
+    assert stopping.test([1, 0], 10).describe()["verdict"].startswith("keep screening")

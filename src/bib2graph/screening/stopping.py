@@ -50,6 +50,8 @@ class StopTest:
         target = f"recall ≥ {self.recall:.0%} with {self.confidence:.0%} confidence"
         if self.stop:
             verdict = f"safe to stop: {target}"
+        elif self.screened >= self.to_screen:
+            verdict = "nothing left to screen: every work was screened, so every include was found"
         elif self.more_to_screen is None:
             verdict = f"keep screening: {target} cannot be shown before every work is screened"
         else:
