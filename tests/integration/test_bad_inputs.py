@@ -212,6 +212,8 @@ CASES = [
     # files the spec names
     Case("source-file-missing", spec_edit(nested("source", files=["data/gone.zip"])), "FILE_MISSING", 2,
          ["data/gone.zip", "source.files.0"]),
+    Case("source-file-a-folder", spec_edit(nested("source", files=["config"])), "FILE_INVALID", 2,
+         ["config", "source.files.0", "is a folder"]),
     Case("seed-file-missing", spec_edit(nested("seed", files=["seeds.bib"])), "FILE_MISSING", 2,
          ["seeds.bib", "seed.files.0"]),
     Case("thesaurus-missing", thesaurus(None), "FILE_MISSING", 2, ["config/thesaurus.tsv"]),

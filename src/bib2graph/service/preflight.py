@@ -83,8 +83,14 @@ def check_spec(ws: Workspace) -> dict[str, Any]:
 
 
 def check_present(ws: Workspace, spec: dict[str, Any]) -> None:
-    """A missing external input is an error naming every missing file and where the spec names it."""
-    missing = [i for i in external_inputs(ws, spec) if not i.path.is_file()]
+    """A missing external input is an error naming every missing file and where the spec names it; a
+    folder where a file is named, FILE_INVALID (as the contract's error table says)."""
+    inputs = external_inputs(ws, spec)
+    folders = [i for i in inputs if i.path.is_dir()]
+    if folders:
+        raise DataError(f"{folders[0].name} ({folders[0].place}) is a folder; name the files in it, one by one",
+                        code="FILE_INVALID", details={"file": folders[0].name, "place": folders[0].place})
+    missing = [i for i in inputs if not i.path.is_file()]
     if missing:
         listed = "; ".join(f"{i.name} ({i.place})" for i in missing)
         first = missing[0]
