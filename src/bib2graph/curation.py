@@ -51,9 +51,12 @@ def header() -> str:
 
 def work_id_of(raw: str) -> str | None:
     """The work ID `raw` names: a short OpenAlex ID (``W1``, ``w1``, ``https://openalex.org/W1``) or the
-    ID of a work read from an export file (``WOS:000…``, ``2-s2.0-…``, ``REC:…``), else None."""
+    ID of a work read from an export file (``WOS:000…``, ``2-s2.0-…``, ``REC:…``, and every shape
+    `work_ids` knows: ``pub.…``, ``CN-…``, Embase's ``L…``), else None."""
+    from .sources.exports.work_ids import id_scheme
+
     value = short_id(raw)
-    return value if value and _WORK_ID.fullmatch(value) else None
+    return value if value and (_WORK_ID.fullmatch(value) or id_scheme(value) is not None) else None
 
 
 def clean(text: str) -> str:
@@ -65,7 +68,7 @@ def _problem(decision: Decision) -> str | None:
     """Why `decision` cannot be recorded, or None: a bad ID or decision, or a reject without a reason."""
     if work_id_of(decision.work_id) is None:
         return (f"{decision.work_id!r} is not a work ID (OpenAlex W followed by digits, e.g. W2741809807, or an "
-                "export's ID as the corpus holds it: WOS:…, 2-s2.0-…, REC:…)")
+                "export's ID as the corpus holds it: WOS:…, 2-s2.0-…, pub.…, CN-…, REC:…)")
     if decision.decision.lower() not in DECISIONS:
         return f"decision {decision.decision!r} is not one of {', '.join(DECISIONS)}"
     if decision.decision.lower() == "reject" and not clean(decision.reason):

@@ -155,3 +155,16 @@ def test_unreadable_path_is_a_data_error(tmp_path):
     with pytest.raises(B2GError) as info:
         curation.record(path, [curation.Decision("W1", "accept")])
     assert 2 <= info.value.exit_code <= 5
+
+
+def test_works_of_every_export_kind_can_be_decided(tmp_path):
+    """A work read from an export is keyed by its database's ID: every shape `work_ids` knows (Dimensions
+    pub.…, Cochrane CN-…, Embase L…, Lens, WoS, Scopus, bib2graph's REC:…) is recorded and read back."""
+    from bib2graph.sources.exports.work_ids import id_scheme
+
+    ids = ["pub.1234567890", "CN-01234567", "L2040010236", "000-367-630-842-001", "WOS:000220015600001",
+           "2-s2.0-84978427902", "REC:0123456789AB"]
+    assert all(id_scheme(i) is not None for i in ids)
+    path = tmp_path / "curation.tsv"
+    got = curation.record(path, [curation.Decision(i, "reject", "off topic") for i in ids])
+    assert sorted(got) == sorted(ids) and got == curation.read(path)
