@@ -727,7 +727,7 @@ def test_empty_network_is_valid():
 
 def test_bad_parameters_are_data_errors(sep):
     cases = [("coupling", {"min_wieght": 2}, {}), ("citation", {"normalization": "salton"}, {}),
-             ("keywords", {"field": "mesh"}, {}), ("coauthorship", {"counting": "half"}, {}),
+             ("keywords", {"field": "meshes"}, {}), ("coauthorship", {"counting": "half"}, {}),
              ("coupling", {"min_weight": 0}, {}), ("coupling", {}, {"algorithm": "louvain", "objective": "cpm"}),
              ("coupling", {}, {"seed": -1}), ("colours", {}, {})]
     for kind, params, communities in cases:
