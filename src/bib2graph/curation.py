@@ -26,14 +26,15 @@ from . import textio
 from .atomic import write_text
 from .errors import DataError, WorkspaceError, WorkspaceLockedError
 from .ids import short_id
+from .sources.exports.work_ids import id_scheme
 
 COLUMNS = ("work_id", "decision", "reason", "decided_by", "decided_at")
 DECISIONS = ("accept", "reject")
 MAX_LINE = 4096
 MAX_IDS_PER_CALL = 10_000
-# OpenAlex (W1), and the IDs works read from export files keep: WOS:…, MEDLINE:…, REC:… (any
-# SCHEME:value), Scopus EIDs (2-s2.0-…), Lens IDs.
-_WORK_ID = re.compile(r"W[0-9]+|[A-Za-z][A-Za-z0-9]*:[^\s/:]+|2-s2\.0-[0-9]+|[0-9]{3}-[0-9]{3}-[0-9]{3}-[0-9]{3}-[0-9]{2}[0-9X]")
+# Beside the shapes `work_ids.id_scheme` knows (OpenAlex W1, WOS:…, 2-s2.0-…, Lens, pub.…, CN-…, L…, REC:…),
+# any SCHEME:value an export's records keep (MEDLINE:…).
+_SCHEME_ID = re.compile(r"[A-Za-z][A-Za-z0-9]*:[^\s/:]+")
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,8 @@ def work_id_of(raw: str) -> str | None:
     """The work ID `raw` names: a short OpenAlex ID (``W1``, ``w1``, ``https://openalex.org/W1``) or the
     ID of a work read from an export file (``WOS:000…``, ``2-s2.0-…``, ``REC:…``, and every shape
     `work_ids` knows: ``pub.…``, ``CN-…``, Embase's ``L…``), else None."""
-    from .sources.exports.work_ids import id_scheme
-
     value = short_id(raw)
-    return value if value and (_WORK_ID.fullmatch(value) or id_scheme(value) is not None) else None
+    return value if value and (id_scheme(value) is not None or _SCHEME_ID.fullmatch(value)) else None
 
 
 def clean(text: str) -> str:

@@ -12,7 +12,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator
 
 import pandas as pd
 import pandera.pandas as pa
@@ -258,32 +258,40 @@ def _summary(exc: Exception) -> str:
     return "; ".join(f"{r.get('column')}: {r.get('check')} (value {r.get('failure_case')!r})" for r in rows)
 
 
-#: schema id → [the schema, held so that its id is not reused, its empty frame, its Arrow schema or None]:
-#: pandera's checks of an empty frame cost 20 ms, and an import of a one-record file asked for sixteen of
-#: them; pyarrow derives an Arrow schema from a frame in 4 ms, asked for every table written
-_EMPTY: dict[int, list[Any]] = {}
+@dataclass
+class _Made:
+    """What is made once per schema: its empty frame (pandera's checks of an empty frame cost 20 ms, and
+    an import of a one-record file asked for sixteen) and its Arrow schema (pyarrow derives one from a
+    frame in 4 ms, asked for every table written). The schema is held so that its id is not reused."""
+
+    schema: pa.DataFrameSchema
+    frame: pd.DataFrame
+    arrow: pa_arrow.Schema | None = None
 
 
-def _cached(schema: pa.DataFrameSchema) -> list[Any]:
-    cached = _EMPTY.get(id(schema))
-    if cached is None:
-        if len(_EMPTY) >= 256:            # schemas made on the fly (part_schema): keep the cache small
-            _EMPTY.clear()
-        cached = _EMPTY[id(schema)] = [schema, conform(pd.DataFrame({c: [] for c in schema.columns}), schema), None]
-    return cached
+_MADE: dict[int, _Made] = {}
+
+
+def _made(schema: pa.DataFrameSchema) -> _Made:
+    made = _MADE.get(id(schema))
+    if made is None:
+        if len(_MADE) >= 256:            # schemas made on the fly (part_schema): keep the cache small
+            _MADE.clear()
+        made = _MADE[id(schema)] = _Made(schema, conform(pd.DataFrame({c: [] for c in schema.columns}), schema))
+    return made
 
 
 def empty(schema: pa.DataFrameSchema) -> pd.DataFrame:
     """A table of no rows with the schema's columns and types (a copy of the one made per schema)."""
-    return _cached(schema)[1].copy()
+    return _made(schema).frame.copy()
 
 
 def arrow_schema(schema: pa.DataFrameSchema) -> pa_arrow.Schema:
     """The Arrow schema, pandas metadata included, that `Table.from_pandas` gives a table of `schema`."""
-    cached = _cached(schema)
-    if cached[2] is None:
-        cached[2] = pa_arrow.Schema.from_pandas(cached[1], preserve_index=False)
-    return cached[2]
+    made = _made(schema)
+    if made.arrow is None:
+        made.arrow = pa_arrow.Schema.from_pandas(made.frame, preserve_index=False)
+    return made.arrow
 
 
 def write_table(df: pd.DataFrame, schema: pa.DataFrameSchema, path: str | os.PathLike[str]) -> pd.DataFrame:

@@ -271,12 +271,11 @@ def _url_doi(url: str) -> str | None:
 
 
 def _ris_entries(text: str, name: str, skips: Skips) -> list[SeedEntry]:
-    from .exports.ris import DOI_TAGS, tag_of, tag_values, tagged_doi
+    from .exports.ris import tag_values, tagged_doi
 
     entries = []
     for number, (line, block) in enumerate(_ris_records(text, name, skips), 1):
-        kept = [value for _, value in block if tag_of(value) not in DOI_TAGS]   # rispy knows no L3
-        record = _ris_record(kept, name, line, skips)
+        record = _ris_record([value for _, value in block], name, line, skips)   # rispy passes L3 over
         if record is not None:
             doi = normalize_doi(record.get("doi")) or tagged_doi(tag_values(block)) or next(
                 (d for d in (_url_doi(u) for u in record.get("urls", [])) if d), None)

@@ -37,7 +37,7 @@ from .exports.entries import WORK_FIELDS, Entry, entry_from_record
 from .exports.detect import file_format, is_blank
 from .exports.readers import OPENALEX_JSON, read_records
 from .exports.names import display_name
-from .exports.references import ReferenceResolver, SourceFolding, style_for, work_keys
+from .exports.references import ReferenceResolver, SourceFolding, native_identity, style_for, work_keys
 from .files import read_work_objects
 from .records import work_rows
 from .reference_table import ReferenceTable
@@ -417,10 +417,10 @@ class _Merged:
                 self.databases[index] = (db, wid)
                 self.files.setdefault(db, set()).add(entry.file)
         self.duplicates.update(e.file for e in m.entries[1:])
+        lens = sorted({native_identity("lens", e.native_id) for e in m.entries if e.scheme == "lens"})
         self.resolver.add(wid, work_keys(display_name(_first_author(m)), m.work.get("year"), m.work.get("venue"),
                                          _first(m, "venue_abbrev"), _first(m, "volume"), _first(m, "first_page"),
-                                         m.work.get("doi"), self.fold, m.work.get("pmid"),
-                                         sorted({f"lens:{e.native_id}" for e in m.entries if e.scheme == "lens"})))
+                                         m.work.get("doi"), self.fold, m.work.get("pmid"), lens))
 
     def write_rows(self, write: Writer) -> None:
         """Every table but the works, written and let go; the works sorted (while little else is in memory)

@@ -99,13 +99,19 @@ def parse_reference(raw: str, style: str) -> ParsedRef | None:
     elif style == "dimensions":
         parsed = parse_dimensions_reference(raw, text)
     elif style == "lens":
-        parsed = ParsedRef(raw=raw, native=f"lens:{text.upper()}") if _LENS_ID.match(text.upper()) else \
-            parse_reference(raw, "generic") or ParsedRef(raw)
+        parsed = ParsedRef(raw=raw, native=native_identity("lens", text.upper())) if _LENS_ID.match(text.upper()) \
+            else parse_reference(raw, "generic") or ParsedRef(raw)
     else:
         raise ValueError(f"unknown reference style {style!r}; expected wos, scopus, pubmed, dimensions, lens or "
                          "generic")
     usable = parsed.first_author or parsed.year or parsed.source or parsed.doi or parsed.pmid or parsed.native
     return parsed if usable else None
+
+
+def native_identity(scheme: str, value: str) -> str:
+    """The identity of a cited work a reference names by a database's own ID (``lens:…``), which the work
+    of the files holding that ID answers to (`work_keys`' `native`)."""
+    return f"{scheme}:{value}"
 
 
 def names_a_work(ref: ParsedRef) -> bool:
