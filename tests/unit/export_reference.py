@@ -164,4 +164,5 @@ _DATE = re.compile(r'\s+lastmodifieddate="[^"]*"')
 def write_gexf(network, corpus, path, xy=None) -> None:
     graph = to_networkx(network, corpus, xy)
     text = "\n".join(nx.generate_gexf(graph, encoding="utf-8", prettyprint=True, version="1.2draft"))
-    write_text(path, _DATE.sub("", text, count=1) + "\n")
+    text = _DATE.sub("", text, count=1).replace(' mode="static" name="">', ' mode="static">', 1)
+    write_text(path, text + "\n")

@@ -114,6 +114,47 @@ def test_pajek_reads_back_with_unique_labels(networks, tmp_path, name):
                         rel_tol=1e-8)
 
 
+#: characters XML 1.0 cannot hold, even as character references (a WoS abstract with a unit separator)
+NOT_XML = "\x01\x08\x1f\x0e\ufffe\uffff"
+
+
+def test_characters_xml_cannot_hold_leave_every_xml_file_readable(tmp_path):
+    """One control character in an abstract, a title, a venue or a name made the GraphML and GEXF files
+    unreadable to every XML parser; it is left out, and the rest of the text kept."""
+    import xml.etree.ElementTree as ET
+
+    from bib2graph.export.dynamic_gexf import write as write_dynamic
+
+    def work(k: int) -> dict:
+        return {"id": f"https://openalex.org/W{k}", "title": f"Title{NOT_XML} {k}", "publication_year": 2000 + k,
+                "abstract_inverted_index": {f"Unit{NOT_XML}separated": [0], "abstract": [1]},
+                "primary_location": {"source": {"display_name": f"Venue{NOT_XML}"}},
+                "authorships": [_author(f"Name{NOT_XML} {k}", f"A{k}"), _author("Other", "A9")],
+                "referenced_works": ["https://openalex.org/W100", "https://openalex.org/W101"]}
+
+    corpus = bundle_from_works([work(k) for k in (1, 2, 3)])
+    for kind in ("coupling", "coauthorship"):
+        net = build(kind, corpus, {}, FAST)
+        assert len(net.edges), kind
+        for writer, name in ((write_graphml, "n.graphml"), (write_gexf, "n.gexf")):
+            writer(net, corpus, tmp_path / name)
+            text = (tmp_path / name).read_text(encoding="utf-8")
+            ET.fromstring(text)      # well-formed XML
+            assert not any(f"&#{ord(c)};" in text or c in text for c in NOT_XML), (kind, name)
+        graph = nx.read_graphml(tmp_path / "n.graphml")
+        assert graph.number_of_nodes() == len(net.nodes) and graph.number_of_edges() == len(net.edges)
+        if kind == "coupling":
+            assert graph.nodes["W1"]["abstract"] == "Unitseparated abstract" and graph.nodes["W1"]["venue"] == "Venue"
+        assert ' name=""' not in (tmp_path / "n.gexf").read_text(encoding="utf-8")
+    nodes = pd.DataFrame({"node_id": [f"a{NOT_XML}", "b"], "slice": ["2000-2004"] * 2, "label": [f"A{NOT_XML}", "B"],
+                          "cluster": [1, 1], "occurrences": [1, 1]})
+    edges = pd.DataFrame({"source": [f"a{NOT_XML}"], "target": ["b"], "slice": ["2000-2004"], "count": [1.0],
+                          "weight": [1.0]})
+    write_dynamic(nodes, edges, False, tmp_path / "d.gexf")
+    text = (tmp_path / "d.gexf").read_text(encoding="utf-8")
+    assert ' name=""' not in text and nx.read_gexf(tmp_path / "d.gexf").number_of_edges() == 1
+
+
 def test_pajek_disambiguates_shared_labels(hostile, tmp_path):
     _, net = hostile
     write_pajek(net, tmp_path / "h.net")

@@ -1,7 +1,9 @@
 """GEXF 1.2 export (Gephi's native format) with typed attributes and no timestamp, so output is stable.
 
 Written column-wise, as GraphML is (graphml.py): the bytes are those networkx's ``generate_gexf`` gives for
-the graph `to_networkx` builds, less its clock-dependent ``lastmodifieddate``: attribute IDs by first use
+the graph `to_networkx` builds, less its clock-dependent ``lastmodifieddate`` and the empty ``name``
+networkx gives ``<graph>`` (GEXF's schema has no such attribute), characters XML cannot hold left out
+(graphml.xml_chars): attribute IDs by first use
 (node attributes, then the edges' ``count``), the edge block of ``<attributes>`` first, edges numbered
 in networkx's order with ``weight`` as an XML attribute.
 """
@@ -43,8 +45,7 @@ def gexf_parts(network, corpus: Bundle | None = None, xy=None):
             firsts.append((int(np.argmax(present)), position, name))
     ids = {name: str(k) for k, (_, _, name) in enumerate(sorted(firsts))}
     yield _HEAD.format(viz=_VIZ if xy is not None and n else "")
-    yield (f'  <graph defaultedgetype="{"directed" if network.directed else "undirected"}" mode="static" '
-           'name="">\n')
+    yield (f'  <graph defaultedgetype="{"directed" if network.directed else "undirected"}" mode="static">\n')
     if m:
         yield (f'    <attributes mode="static" class="edge">\n      <attribute id="{len(ids)}" title="count" '
                'type="double" />\n    </attributes>\n')

@@ -30,13 +30,22 @@ _LINE_BREAKS = re.compile(r"\r\n|[\r\x0b\x0c\x1c\x1d\x1e]")   # what str.splitli
 _ATTRIBUTE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#13;",
                             "\n": "&#10;", "\t": "&#09;"})
 _TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+#: what XML 1.0 cannot hold even as a character reference: C0 controls other than tab, newline and carriage
+#: return (those `_LINE_BREAKS` turns into newlines aside), surrogates, U+FFFE and U+FFFF
+_NOT_XML = re.compile("[\x00-\x08\x0e-\x1b\x1f\ud800-\udfff\ufffe\uffff]")
 _TYPES = {str: "string", int: "long", float: "double", bool: "boolean"}
+
+
+def xml_chars(value: str) -> str:
+    """`value` without the characters no XML file may hold (`_NOT_XML`): one such character in an abstract
+    would make the whole file unreadable to every XML parser."""
+    return _NOT_XML.sub("", value)
 
 
 def _xml(value: str, attribute: bool = False) -> str:
     """ElementTree's escapes in its us-ascii output (non-ASCII as ``&#N;``), lines broken as networkx's
-    ``splitlines`` breaks them."""
-    text = value.translate(_ATTRIBUTE if attribute else _TEXT).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    ``splitlines`` breaks them; characters XML cannot hold left out (`xml_chars`)."""
+    text = xml_chars(value).translate(_ATTRIBUTE if attribute else _TEXT).encode("ascii", "xmlcharrefreplace").decode("ascii")
     return _LINE_BREAKS.sub("\n", text)
 
 

@@ -6,7 +6,8 @@ edge. The rule, applied in this order:
 
 1. ``top_edges_per_node`` k: an edge stays when it is among the k strongest edges of either endpoint
    (VOSviewer's and Gephi's "strongest links per node"), so no node loses all its edges;
-2. ``max_edges`` M: of those, the M strongest stay.
+2. ``max_edges`` M: of those, the M strongest stay (a node whose kept edges are all weaker than the M-th
+   is left without any in the visual files).
 
 "Strongest" is the largest ``weight`` (the normalised weight clusters and the map were made from); ties go
 to the edge first in the table (sorted by source, target), so the choice is deterministic. Kept edges
