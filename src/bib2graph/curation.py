@@ -58,9 +58,19 @@ def work_id_of(raw: str) -> str | None:
     return value if value and (id_scheme(value) is not None or _SCHEME_ID.fullmatch(value)) else None
 
 
+#: the longest reason or name a cell holds: a decision with a longer one is refused, never cut
+MAX_TEXT = 1000
+
+
 def clean(text: str) -> str:
-    """What a cell holds: one line (tabs and line breaks become spaces), at most 1,000 characters."""
-    return " ".join(str(text).split())[:1000].rstrip()
+    """What a cell holds: one line (tabs and line breaks become spaces)."""
+    return " ".join(str(text).split())
+
+
+def too_long(text: str) -> str | None:
+    """Why `text` cannot be a cell (longer than MAX_TEXT once on one line), or None."""
+    size = len(clean(text))
+    return f"is {size:,} characters; at most {MAX_TEXT:,} are kept: shorten it" if size > MAX_TEXT else None
 
 
 def _problem(decision: Decision) -> str | None:
@@ -73,6 +83,9 @@ def _problem(decision: Decision) -> str | None:
     if decision.decision.lower() == "reject" and not clean(decision.reason):
         return (f"{work_id_of(decision.work_id)} is rejected without a reason; say why in the reason column "
                 "(the PRISMA record reports why each work was excluded)")
+    for name in ("reason", "decided_by"):
+        if too_long(getattr(decision, name)):
+            return f"the {name} of {work_id_of(decision.work_id)} {too_long(getattr(decision, name))}"
     return None
 
 

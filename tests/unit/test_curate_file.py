@@ -58,11 +58,12 @@ def test_a_quoted_cell_spanning_lines_keeps_line_numbers(tmp_path):
 
 def test_every_bad_line_is_listed(tmp_path):
     rows = [["W1", "t", "maybe", ""], ["W2", "t", "reject", ""], ["W3", "t", "accept", ""],
-            ["W4", "t", "reject", " "], ["W5", "t", "accept", "r", "spill"]]
+            ["W4", "t", "reject", " "], ["W5", "t", "accept", "r", "spill"], ["W6", "t", "reject", "x" * 1001],
+            ["W7", "t", "", "x" * 1001], ["W8", "t", "reject", "x" * 1000]]
     err = _fails(_write(tmp_path / "r.csv", rows), line=2)
     assert [(p["line"], p["problem"]) for p in err.details["bad_rows"]] == [
         (2, curate_file.PROBLEMS["decision"]), (3, curate_file.PROBLEMS["reason"]),
-        (5, curate_file.PROBLEMS["reason"]), (6, curate_file.PROBLEMS["cells"])]
+        (5, curate_file.PROBLEMS["reason"]), (6, curate_file.PROBLEMS["cells"]), (7, curate_file.PROBLEMS["long"])]
     assert "line(s) 3, 5" in err.message and "2 ('maybe')" in err.message and "nothing was changed" in err.message
 
 
@@ -108,7 +109,7 @@ def _apply(ws, path):
 
 
 def test_apply_records_changed_rows_once(ws, tmp_path):
-    path = _write(tmp_path / "r.csv", [["W1", "t", "accept", ""], ["openalex.org/W2", "t", "reject", "x " * 600],
+    path = _write(tmp_path / "r.csv", [["W1", "t", "accept", ""], ["openalex.org/W2", "t", "reject", "x  " * 500],
                                        ["W1", "t", "accept", "again"]])
     assert _apply(ws, path)["applied"] == ["W1", "W2"]
     got = curation.read(ws.path("config/curation.tsv"))

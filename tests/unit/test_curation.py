@@ -129,7 +129,9 @@ def test_a_bad_file_is_left_byte_identical_by_record(tmp_path):
 
 
 @pytest.mark.parametrize("bad", [curation.Decision("W3", "reject", " \t"), curation.Decision("W3", "maybe"),
-                                 curation.Decision("doi:10.1/x", "accept"), curation.Decision("", "accept")])
+                                 curation.Decision("doi:10.1/x", "accept"), curation.Decision("", "accept"),
+                                 curation.Decision("W3", "reject", "y" * 1001),
+                                 curation.Decision("W3", "accept", "", "z " * 501)])
 def test_record_refuses_a_bad_decision_and_writes_nothing(tmp_path, bad):
     path = tmp_path / "curation.tsv"
     path.write_text(GOOD, encoding="utf-8")
@@ -168,3 +170,16 @@ def test_works_of_every_export_kind_can_be_decided(tmp_path):
     path = tmp_path / "curation.tsv"
     got = curation.record(path, [curation.Decision(i, "reject", "off topic") for i in ids])
     assert sorted(got) == sorted(ids) and got == curation.read(path)
+
+
+def test_a_reason_of_the_longest_length_is_kept_whole_and_a_longer_one_refused(tmp_path):
+    """A reason was cut to 1,000 characters without a word: now it is kept whole up to that length, and a
+    longer one refused with its length, so no decision is recorded with part of its reason."""
+    path = tmp_path / "curation.tsv"
+    longest = "because " * 124 + "12345678"
+    assert len(longest) == curation.MAX_TEXT
+    curation.record(path, [curation.Decision("W1", "reject", longest)])
+    assert curation.read(path)["W1"].reason == longest
+    with pytest.raises(DataError, match="1,001 characters; at most 1,000"):
+        curation.record(path, [curation.Decision("W2", "reject", longest + "!")])
+    assert set(curation.read(path)) == {"W1"}

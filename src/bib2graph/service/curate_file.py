@@ -33,7 +33,8 @@ DELIMITERS = ("\t", ";", ",")
 ID_COLUMNS = ("work_id", "id", "openalex_id", "doi")
 PROBLEMS = {"cells": "more cells than the header (a delimiter inside an unquoted cell?)",
             "decision": "a decision other than accept, reject or empty",
-            "reason": "a reject without a reason (say why in the reason column; PRISMA reports it)"}
+            "reason": "a reject without a reason (say why in the reason column; PRISMA reports it)",
+            "long": f"a reason longer than {curation.MAX_TEXT:,} characters (shorten it; it is never cut)"}
 COLUMNS = ["work_id", "doi", "title", "year", "venue", "authors", "abstract", "why_here",
            "current_decision", "decision", "reason"]
 MAX_ROWS = 100_000
@@ -108,6 +109,8 @@ def _row(line: int, cells: list[str], columns: tuple[int, int, int | None], widt
         problems.append({"line": line, "problem": PROBLEMS["decision"], "note": repr(cell(columns[1]))})
     elif row["decision"] == "reject" and not curation.clean(row["reason"]):
         problems.append({"line": line, "problem": PROBLEMS["reason"], "note": ""})
+    if row["decision"] and curation.too_long(row["reason"]):
+        problems.append({"line": line, "problem": PROBLEMS["long"], "note": f"{len(curation.clean(row['reason'])):,}"})
     return row
 
 
