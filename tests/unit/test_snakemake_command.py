@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
+
 from bib2graph.service.run import snakemake_command
 from bib2graph.service.workspace import Workspace
 
@@ -42,3 +44,26 @@ def test_a_phase_named_as_the_value_of_a_snakemake_option_is_no_phase_to_run_up_
         assert [a for i, a in enumerate(args) if a in PHASES and i not in values] == phases, args
         seen = _targets(["snakemake", *args])        # what Snakemake would take as targets of the same line
         assert [a for a in seen if a in PHASES] == phases, args
+
+
+def test_a_word_that_is_no_phase_nor_an_option_value_is_a_usage_error(tmp_path):
+    """`b2g run bogus` ran Snakemake, which stopped on the word with its whole usage text (WORKFLOW_FAILED,
+    exit 2); the word is found first, as Snakemake's parser would find it, and nothing runs."""
+    from bib2graph.errors import UsageError
+    from bib2graph.service.init import init_workspace
+    from bib2graph.service.run import PHASES, _strays, run_workflow
+
+    cases = {("bogus",): ["bogus"], ("corpus", "bogus"): ["bogus"], ("--cores", "2", "bogus", "corpus"): ["bogus"],
+             ("--forcerun", "network", "clusters"): [], ("-R", "seed", "chain", "--cores", "1"): [],
+             ("--cores", "2"): [], ("--cores=2", "bogus"): ["bogus"], ("report", "-n"): [],
+             ("--until", "corpus", "--dry-run"): [], ("--config", "a=1", "b=2", "corpus"): []}
+    for args, strays in cases.items():
+        assert _strays(list(args)) == strays, args
+        seen = _targets(["snakemake", *args])        # what Snakemake would take as targets of the same line
+        assert [a for a in seen if a not in PHASES] == strays, args
+    root = tmp_path / "ws"
+    init_workspace(root)
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    with pytest.raises(UsageError, match="'bogus' is no phase"):
+        run_workflow(Workspace(root, "flag"), ["corpus", "bogus"])
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before

@@ -217,6 +217,23 @@ def _option_values(args: list[str]) -> set[int]:
     two), so `corpus --cores 2` and `--cores 2 corpus` need no asking."""
     if not any(a in PHASES and b.startswith("-") and "=" not in b for b, a in zip(args, args[1:])):
         return set()
+    return _values_by_parser(args)
+
+
+def _strays(args: list[str]) -> list[str]:
+    """The words of `args` that are neither a phase nor the value of a Snakemake option (`b2g run bogus`):
+    Snakemake would stop on them with its whole usage text. Only a word that follows no option can be one;
+    Snakemake's parser is asked then, as an option may take several values (`--forcerun network clusters`)."""
+    maybe = [i for i, a in enumerate(args) if not a.startswith("-") and a not in PHASES
+             and (i == 0 or not args[i - 1].startswith("-") or "=" in args[i - 1])]
+    if not maybe:
+        return []
+    values = _values_by_parser(args)
+    return [args[i] for i in maybe if i not in values]
+
+
+def _values_by_parser(args: list[str]) -> set[int]:
+    """Positions in `args` of the values of Snakemake options, as Snakemake's parser takes them."""
     from snakemake.cli import get_argument_parser
 
     actions = get_argument_parser()._option_string_actions
@@ -247,6 +264,10 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
     extra = [a for i, a in enumerate(args) if a not in PHASES or i in values]
     if len(targets) > 1:
         raise UsageError(f"name at most one phase to run up to, got {', '.join(targets)}")
+    strays = _strays(args)
+    if strays:
+        raise UsageError(f"{strays[0]!r} is no phase ({', '.join(PHASES)}) nor the value of a Snakemake option; "
+                         "`b2g run [PHASE] [SNAKEMAKE OPTIONS]`, e.g. `b2g run corpus --cores 2`")
     spec = check_spec(ws)
     warnings = ws.warnings()
     with _run_lock(ws) as lock_fd:
