@@ -489,7 +489,8 @@ def run_trends(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
     span = analysis.year_range(kept.works, spec["time"])
     bursts, tested = (analysis.burst_table(kept, meta, span, spec["time"]["bursts"], {"field": spec["terms_field"]})
                       if span else (pd.DataFrame(), {}))
-    rpys, top, placed = analysis.rpys_tables(kept, [corpus.works, *known], meta, spec["time"]["rpys"]["top"])
+    citing = kept if span is None else kept.subset(analysis.in_range(kept.works, span))   # the range's works cite
+    rpys, top, placed = analysis.rpys_tables(citing, [corpus.works, *known], meta, spec["time"]["rpys"]["top"])
     _write_tables({"bursts": bursts, "rpys": rpys, "rpys_top": top}, TREND_TABLES, out)
     return {"guards": guards.counts(reasons), "years": list(span) if span else None, "items_tested": tested,
             "bursts": bursts["family"].value_counts().sort_index().to_dict() if len(bursts) else {},

@@ -73,3 +73,34 @@ def test_guards_count_each_work_once_under_its_first_failure():
     assert [None if pd.isna(reasons[w]) else reasons[w] for w in ["w1", "w2", "w3", "w4"]] == \
         [None, "no_year", "topic_triple", "dated_after_update"]
     assert guards.counts(reasons) == {"no_year": 1, "topic_triple": 1, "dated_after_update": 1, "kept": 1}
+
+
+def test_rpys_counts_the_citations_of_the_works_in_the_range(tmp_path):
+    """`time.range` bounds what trends cover: RPYS counted every corpus work's citations, those of works
+    published before the range too, while the bursts kept to it."""
+    import json
+
+    from bib2graph import phases
+    from bib2graph.sources.records import bundle_from_works
+
+    def work(k: int, year: int, cites: list[int]) -> dict:
+        return {"id": f"https://openalex.org/W{k}", "title": f"T{k}", "publication_year": year,
+                "updated_date": "2024-01-01", "referenced_works": [f"https://openalex.org/W{c}" for c in cites]}
+
+    works = [work(1, 1980, []), work(2, 1985, []), work(3, 1988, [1, 2]),     # 1988: before the range
+             work(4, 1995, [1, 3]), work(5, 2000, [2, 3, 4]), work(6, 2001, [1])]
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    bundle_from_works(works).write(folder)
+    time = {"range": {"start": 1990, "end": None}, "networks": [],
+            "bursts": {"items": ["references"], "s": 2.0, "gamma": 1.0, "min_duration": 2, "min_works": 3},
+            "rpys": {"top": 5}}
+    params = json.dumps({"time": time, "terms_field": "auto", "networks": []})
+    out = {name: str(tmp_path / f"{name}.parquet") for name in ("bursts", "rpys", "rpys_top")}
+    out["manifest"] = str(tmp_path / "manifest.json")
+    inputs = {"corpus": [str(folder / p.name) for p in sorted(folder.iterdir())], "known": []}
+    counts = phases.run("trends", None, params, inputs, out)
+    spectrum = pd.read_parquet(out["rpys"]).set_index("year")["citations"]
+    # W4 (1995), W5 (2000) and W6 (2001) cite: 1980 ×2, 1985 ×1, 1988 ×2, 1995 ×1; W3's two (1988) not
+    assert counts["rpys"]["citations"] == 6 and counts["years"] == [1990, 2001]
+    assert spectrum.get(1980) == 2 and spectrum.get(1985) == 1 and spectrum.get(1988) == 2
