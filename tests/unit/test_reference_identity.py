@@ -268,3 +268,19 @@ def test_bare_years_couple_nothing_in_a_real_file(pair_files):
     found = ingest([scopus], [scopus.name])
     assert found.counts["references"]["unnamed"] >= len(bare)
     assert not found.cited["raw"].str.fullmatch(r"\s*\(\d{4}\)\s*").any()
+
+
+def test_initials_of_any_script_follow_the_surname():
+    """Scopus writes "Arseni Ş.-C." and "Sigüenza Á.": initials whose capital is no ASCII letter were taken
+    for the surname ("Ş.-C., Arseni"), so one author was two nodes of the co-authorship network."""
+    from bib2graph.sources.exports import names
+
+    for written, surname, given, key in [("Arseni Ş.-C.", "Arseni", "Ş.-C.", "ARSENI S"),
+                                         ("Sigüenza Á.", "Sigüenza", "Á.", "SIGUENZA A"),
+                                         ("Çelik ÖF", "Çelik", "ÖF", "CELIK O"), ("Gao S.-P.", "Gao", "S.-P.", "GAO S"),
+                                         ("G. Kalbe", "Kalbe", "G.", "KALBE G"),
+                                         ("Jason Owen-Smith", "Owen-Smith", "Jason", "OWEN-SMITH J"),
+                                         ("Élodie Durand", "Durand", "Élodie", "DURAND E")]:
+        assert names.split_name(written) == (surname, given), written
+        assert names.author_key(written) == key, written
+    assert names.author_key("Arseni Ş.-C.") == names.author_key("Arseni, Ş.-C.") == names.author_key("ARSENI S")

@@ -13,7 +13,7 @@ import unicodedata
 
 _NON_WORD = re.compile(r"[^0-9A-Z ]+")
 _SPACES = re.compile(r"\s+")
-_INITIALS = re.compile(r"^(?:(?:[A-Z]\.-?)+|[A-Z]{1,3})$")   # "B.", "S.-P.", "JA"
+_INITIALS = re.compile(r"^(?:(?:A\.-?)+|A{1,3})$")   # "B.", "S.-P.", "JA", "Ş.-C.", "Á." with capitals as A
 
 
 def ascii_text(text: str) -> str:
@@ -31,6 +31,12 @@ def fold(text: str | None) -> str:
     return _SPACES.sub(" ", _NON_WORD.sub(" ", plain)).strip()
 
 
+def _initials(word: str) -> bool:
+    """Whether `word` is initials: capitals of any script, each with a dot (and a hyphen between), or one
+    to three capitals alone."""
+    return bool(_INITIALS.match("".join("A" if c.isupper() else c for c in word)))
+
+
 def split_name(name: str | None) -> tuple[str, str]:
     """(surname, given) of "Owen-Smith, J", "Owen-Smith, Jason", "Gong B.", "G. Kalbe" or "Jason Owen-Smith".
 
@@ -44,7 +50,7 @@ def split_name(name: str | None) -> tuple[str, str]:
     if len(words) < 2:
         return name, ""
     tail = 0
-    while tail < len(words) - 1 and _INITIALS.match(words[len(words) - 1 - tail]):
+    while tail < len(words) - 1 and _initials(words[len(words) - 1 - tail]):
         tail += 1
     if tail:
         return " ".join(words[:len(words) - tail]), " ".join(words[len(words) - tail:])
