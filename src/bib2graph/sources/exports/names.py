@@ -16,11 +16,29 @@ _SPACES = re.compile(r"\s+")
 _INITIALS = re.compile(r"^(?:(?:A\.-?)+|A{1,3})$")   # "B.", "S.-P.", "JA", "Ş.-C.", "Á." with capitals as A
 
 
+class _Latin(dict):
+    """A `str.translate` table, filled as characters come: ASCII stays, a Latin letter no decomposition
+    makes ASCII (Ø, Ł, ß, Æ, Đ, ı, Œ, Þ) is transliterated by anyascii (Ø → O, ß → ss), and every other
+    character (combining accents, other scripts) is dropped."""
+
+    def __missing__(self, code: int) -> str:
+        from anyascii import anyascii
+
+        char = chr(code)
+        self[code] = value = char if code < 128 else (
+            anyascii(char) if "LATIN" in unicodedata.name(char, "") else "")
+        return value
+
+
+_TO_ASCII = _Latin()
+
+
 def ascii_text(text: str) -> str:
-    """`text` with accents stripped and every other non-ASCII character dropped."""
+    """`text` in ASCII: accents stripped, Latin letters without one transliterated ("Øster" → "Oster",
+    "Łukasz" → "Lukasz", as Web of Science writes them), every other non-ASCII character dropped."""
     if text.isascii():
         return text
-    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return unicodedata.normalize("NFKD", text).translate(_TO_ASCII)
 
 
 def fold(text: str | None) -> str:

@@ -46,13 +46,13 @@ never mapped: two DOIs never merge. A reference that names no work (`names_a_wor
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from ...ids import normalize_doi
 from .dimensions_refs import parse_dimensions_reference
+from .names import ascii_text
 from .parsed_ref import ParsedRef
 from .pubmed_refs import parse_pubmed_reference
 
@@ -328,10 +328,8 @@ def _scopus_old(left: str, right: str) -> dict:
 # --------------------------------------------------------------------------------------------- identity
 
 def _ascii_upper(text: str) -> str:
-    if text.isascii():
-        return text.upper()
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).upper()
+    """Upper case in ASCII, as names.ascii_text makes it (accents stripped, "Ø" an O)."""
+    return ascii_text(text).upper()
 
 
 def _words(text: str) -> list[str]:
