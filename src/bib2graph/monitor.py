@@ -36,7 +36,9 @@ def read_pending_file(path: Path) -> list[dict[str, Any]]:
     """Pending works (OpenAlex objects with a `_b2g` provenance entry); a damaged file is a DataError."""
     try:
         text = gzip.decompress(path.read_bytes()).decode("utf-8")
-        works = [json.loads(line) for line in text.splitlines() if line]
+        # one work a line, split at "\n" only: the JSON keeps U+2028, U+2029 and U+0085 of a title as they
+        # are, and str.splitlines would break the line there
+        works = [json.loads(line) for line in text.split("\n") if line.strip()]
     except (OSError, EOFError, ValueError, zlib.error) as exc:
         raise DataError(f"{path} is damaged ({exc}); restore it from version control, or delete it to drop "
                         "the works `b2g monitor` left pending", code="ARTIFACT_CORRUPT",
