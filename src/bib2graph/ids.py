@@ -6,7 +6,10 @@ from __future__ import annotations
 import re
 
 _OPENALEX_PREFIXES = ("https://openalex.org/", "http://openalex.org/", "openalex.org/")
-_DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi:")
+#: a DOI resolver's URL, with or without its scheme (``https://www.doi.org/``, ``dx.doi.org/``, ``doi.org/``)
+_DOI_URL = re.compile(r"^(?:https?://)?(?:dx\.|www\.)?doi\.org/", re.IGNORECASE)
+#: the label a DOI is written after (``doi:10.1/x``, ``DOI: 10.1/x``, ``DOI 10.1/x``)
+_DOI_LABEL = re.compile(r"^doi\s*:?\s*(?=10\.)", re.IGNORECASE)
 
 
 def short_id(value: str | None) -> str | None:
@@ -28,17 +31,27 @@ def short_id(value: str | None) -> str | None:
 
 
 def normalize_doi(value: str | None) -> str | None:
-    """A bare, lower-case DOI (``10.1/abc``), or None when `value` holds none."""
+    """A bare, lower-case DOI (``10.1/abc``), or None when `value` holds none. A resolver's URL is read as a
+    URL, its percent-escapes decoded (``https://doi.org/10.1037%2Fa0018``); a bare DOI is decoded only when
+    its one slash is escaped (``10.1037%2Fa0018``): a DOI may hold ``%`` itself."""
     if not value:
         return None
     value = str(value).strip()
-    lowered = value.lower()
-    for prefix in _DOI_PREFIXES:
-        if lowered.startswith(prefix):
-            value = value[len(prefix):]
-            break
+    url = _DOI_URL.match(value)
+    if url:
+        value = _unquote(value[url.end():])
+    else:
+        value = _DOI_LABEL.sub("", value, count=1)
+        if "/" not in value and "%2f" in value.lower():
+            value = _unquote(value)
     value = value.strip().lower()
     return value if value.startswith("10.") else None
+
+
+def _unquote(text: str) -> str:
+    from urllib.parse import unquote
+
+    return unquote(text)
 
 
 _PMID_PREFIXES = ("https://pubmed.ncbi.nlm.nih.gov/", "http://pubmed.ncbi.nlm.nih.gov/",

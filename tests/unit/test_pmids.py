@@ -125,3 +125,24 @@ def test_ris_records_give_the_pmid_ovid_medline_and_pmid_accessions_write(tmp_pa
         encoding="utf-8")
     records = list(read_ris(path, "ovid.ris", Skips()))
     assert [r.ids.get("pmid") for r in records] == ["31234567", "30000001", None]
+
+
+@pytest.mark.parametrize("written", [
+    "10.1037/a0018", "https://doi.org/10.1037/A0018", "http://dx.doi.org/10.1037/a0018", "https://www.doi.org/10.1037/a0018",
+    "doi.org/10.1037/a0018", "dx.doi.org/10.1037/a0018", "doi:10.1037/a0018", "DOI: 10.1037/a0018", "DOI 10.1037/a0018",
+    "https://doi.org/10.1037%2Fa0018", "10.1037%2Fa0018", " 10.1037/a0018 "])
+def test_every_common_form_of_a_doi_is_the_doi(written):
+    """`seed.dois` takes "DOIs, any common form": www.doi.org and scheme-less resolver URLs, a label
+    without colon, percent-escaped slashes were unresolved without a word."""
+    from bib2graph.ids import normalize_doi
+
+    assert normalize_doi(written) == "10.1037/a0018"
+
+
+def test_a_resolver_url_is_decoded_as_a_url_and_a_bare_doi_keeps_its_percent_signs():
+    from bib2graph.ids import normalize_doi
+
+    sici = "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-0"
+    assert normalize_doi("https://doi.org/10.1002/(SICI)1097-4571(199806)49:8%3C693::AID-ASI4%3E3.0.CO;2-0") == sici
+    assert normalize_doi("10.1002/abc%20def") == "10.1002/abc%20def"
+    assert [normalize_doi(v) for v in ("doi", "https://example.org/10.1/x", "", None, "11.1/x")] == [None] * 5
