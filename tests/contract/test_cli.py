@@ -81,3 +81,14 @@ def test_help_exits_0(args):
 def test_version_names_contract():
     call = b2g("--version")
     assert call.returncode == 0 and "contract 1" in call.stdout
+
+
+@pytest.mark.parametrize("args", [("monitor", "--timeout", "nan"), ("monitor", "--timeout", "inf"),
+                                  ("monitor", "--timeout", "1e308"), ("accept", "W1", "--wait", "nan"),
+                                  ("reject", "W1", "--reason", "r", "--wait", "-inf")])
+def test_a_number_no_clock_can_take_is_a_usage_error(args, tmp_path):
+    """`nan` passed Click's bounds (no comparison holds) and `inf` or 1e308 seconds reached the timer:
+    INTERNAL, exit 70. Every float option takes finite numbers only, and --timeout at most a day."""
+    call = b2g(*args, "--json", "--workspace", str(tmp_path))
+    assert call.returncode == 2 and call.envelope["error"]["code"] == "USAGE_ERROR", call.envelope
+    assert "Traceback" not in call.stderr

@@ -8,6 +8,7 @@ hands stdout to the protocol); the modules that serve them are imported by the n
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import sys
 from typing import Any, Callable
@@ -55,13 +56,29 @@ def _print_schema(ctx: click.Context, _param: click.Parameter, value: bool) -> N
 
 # ------------------------------------------------------------------------------ parameters as Click's
 
+class FiniteFloat(click.FloatRange):
+    """Click's FloatRange without nan and infinity: `nan` passes every bound (no comparison holds), and
+    `inf` or `1e308` seconds reach the clock as numbers it cannot take."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
 def click_type(param: Param) -> click.ParamType:
     """The Click type of a table parameter's plain type."""
     if param.choices is not None:
         return click.Choice(param.choices)
-    if param.type in ("int", "float") and (param.min is not None or param.max is not None):
-        return (click.IntRange if param.type == "int" else click.FloatRange)(param.min, param.max)
-    return {"text": click.STRING, "raw": click.UNPROCESSED, "int": click.INT, "float": click.FLOAT,
+    if param.type == "float":
+        finite = FiniteFloat(param.min, param.max)
+        if param.min is None and param.max is None:
+            finite.name = click.FLOAT.name
+        return finite
+    if param.type == "int" and (param.min is not None or param.max is not None):
+        return click.IntRange(param.min, param.max)
+    return {"text": click.STRING, "raw": click.UNPROCESSED, "int": click.INT,
             "dir": click.Path(file_okay=False), "file": click.Path(dir_okay=False)}[param.type]
 
 

@@ -178,7 +178,7 @@ VERBS: dict[str, Verb] = {verb.name: verb for verb in (
                     "candidates.\n\n"
                     "Safe for cron: a lock, a timeout, no prompt, a log file (results/logs/monitor.log); nothing new "
                     "is exit 0.",
-         (opt("--timeout", type="float", min=1, default=600, show_default=True,
+         (opt("--timeout", type="float", min=1, max=86_400, default=600, show_default=True,
               help="Give up (exit 4) after this many seconds."),),
          lambda ws, p, on_line: service("monitor", "run_monitor")(ws, now(), p["timeout"]), long=True),
     Verb("inspect", "One work: its record, where it came from, what screening and curation said, its place in "
