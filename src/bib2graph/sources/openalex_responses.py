@@ -146,15 +146,16 @@ def _well_formed(path: str, body: Any) -> bool:
 def classify(response: httpx.Response, request: ApiRequest, api_key: str | None) -> Answer | Fault:
     """A definitive (status, headers, body), or a retryable fault; raises what must not be retried."""
     status, headers, raw = response.status_code, response.headers, response.content
-    if api_key and api_key.encode() in raw:  # an error page echoing the query
-        raw = raw.replace(api_key.encode(), b"***")
-    body = _parse_json(raw)
-    if status == 200:
+    if status == 200:     # data, kept as sent: a short key can be part of any word ("referenced_works")
+        body = _parse_json(raw)
         if body is _INVALID:
             return Fault("UPSTREAM_ERROR", "INVALID_JSON", "sent an incomplete or invalid JSON body")
         if not _well_formed(request.path, body):
             return Fault("UPSTREAM_ERROR", "INVALID_BODY", "sent a body without results")
         return status, headers, body
+    if api_key and api_key.encode() in raw:  # an error page echoing the query
+        raw = raw.replace(api_key.encode(), b"***")
+    body = _parse_json(raw)
     body = None if body is _INVALID else body
     if status in (301, 302, 307, 308, 404, 400):
         return status, headers, body
