@@ -69,8 +69,12 @@ def new_citing(citing: dict[str, list[dict[str, Any]]], known: set[str], day: st
 
 
 def write_delta(root: Path, stamp: str, new: list[dict[str, Any]], checked: int) -> Path:
-    """`results/monitor/delta-<stamp>.json`: this run's new works, for people to read and diff."""
-    path = root / REPORTS / f"delta-{stamp}.json"
+    """`results/monitor/delta-<stamp>.json`: this run's new works, for people to read and diff. A second
+    run in the same second (the GUI's and the MCP server's calls are one process) writes
+    `delta-<stamp>-2.json`, and so on: no run's report replaces another's (the monitor lock is held)."""
+    path, n = root / REPORTS / f"delta-{stamp}.json", 2
+    while path.exists():
+        path, n = root / REPORTS / f"delta-{stamp}-{n}.json", n + 1
     write_json(path, {"run": stamp, "corpus_works_checked": checked, "new": [
         {"work_id": short_id(w["id"]), "title": w.get("title") or w.get("display_name"),
          "year": w.get("publication_year"), "doi": w.get("doi"), "cites": w["_b2g"]["via"]} for w in new]})

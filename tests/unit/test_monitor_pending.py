@@ -26,3 +26,16 @@ def test_a_damaged_pending_file_is_said_with_its_name(tmp_path):
     with pytest.raises(DataError) as info:
         monitor.read_pending_file(path)
     assert info.value.code == "ARTIFACT_CORRUPT" and str(path) in info.value.message
+
+
+def test_two_runs_in_one_second_keep_both_reports(tmp_path):
+    """The report was named to the second: a second run in it (the GUI's or the MCP server's calls, one
+    process) replaced the first's, whose new work then appeared in no report."""
+    import json
+
+    first = [{"id": "https://openalex.org/W2", "title": "t", "_b2g": {"via": ["W1"], "first_seen": "2026-12-06"}}]
+    a = monitor.write_delta(tmp_path, "2026-12-06T120000Z", first, 5)
+    b = monitor.write_delta(tmp_path, "2026-12-06T120000Z", [], 5)
+    c = monitor.write_delta(tmp_path, "2026-12-06T120000Z", [], 5)
+    assert len({a, b, c}) == 3 and b.name == "delta-2026-12-06T120000Z-2.json"
+    assert [w["work_id"] for w in json.loads(a.read_text(encoding="utf-8"))["new"]] == ["W2"]
