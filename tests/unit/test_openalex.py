@@ -486,6 +486,30 @@ def test_a_short_key_leaves_the_data_as_sent(server, make_client, ids):
     assert keyed == plain and all("referenced_works" in w for w in keyed.values())
 
 
+def test_a_failure_in_the_pool_stops_the_running_calls_at_their_next_request(server, make_client, ids):
+    """`_map` waited for its running calls to end every page and retry: `monitor --timeout 2` on 146 works
+    answered after 35 s. Now a running call sends no request after the failure (or the deadline)."""
+    import threading
+
+    client = make_client(max_workers=2)
+    started, sent = threading.Event(), []
+
+    def work(item):
+        if item == "fail":
+            started.wait(30)
+            raise NetworkError("the deadline passed", code="UPSTREAM_TIMEOUT")
+        for _ in range(500):              # a long paging: one request at a time
+            client._call("/works", {"filter": f"openalex:{ids[0]}"})
+            sent.append(1)
+            started.set()
+        return len(sent)
+
+    with pytest.raises(NetworkError, match="deadline"):
+        client._map(work, ["pages", "fail"])
+    assert 1 <= len(sent) < 50
+    assert client._call("/works", {"filter": f"openalex:{ids[1]}"})["status"] == 200   # the client goes on
+
+
 def test_base_url_and_key_come_from_the_environment(server, sleeps, ids):
     env = {"B2G_OPENALEX_URL": server.url, "OPENALEX_API_KEY": KEY}
     assert resolve_base_url("https://api.openalex.org", env) == server.url

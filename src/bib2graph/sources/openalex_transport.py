@@ -14,7 +14,7 @@ import logging
 import random
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -93,6 +93,7 @@ class OpenAlexTransport:
                                   headers={"User-Agent": f"bib2graph/{__version__}", "Accept": "application/json"},
                                   limits=httpx.Limits(max_connections=self.max_workers + 2))
         self._pool: ThreadPoolExecutor | None = None
+        self._stopping = threading.Event()   # set while `_map` waits for its running calls after a failure
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r}, api_key={'set' if self._api_key else 'unset'})"
@@ -153,6 +154,8 @@ class OpenAlexTransport:
         params = list(request.params) + ([("api_key", self._api_key)] if self._api_key else [])
         fault = Fault("UPSTREAM_ERROR", "NOT_SENT", "was not asked")
         for attempt in range(self.max_retries + 1):
+            if self._stopping.is_set():   # another call failed or the caller's deadline passed: ask no more
+                raise _Stopped(request.describe())
             self._limiter.acquire()
             self._count(attempts=1)
             try:
@@ -212,18 +215,33 @@ class OpenAlexTransport:
                 self._stats.reported_cost_usd += cost
 
     def _map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
-        """Run `fn` over `items` on the bounded pool; the first failure cancels what has not started."""
+        """Run `fn` over `items` on the bounded pool. The first failure (or an exception raised in the
+        waiting thread: a deadline's, a Ctrl-C) cancels what has not started, and the running calls send
+        no further request: each ends with the request it is waiting on (stored), so the caller hears of
+        the failure within one request's time, not after every page and retry of the running calls."""
         if self.max_workers == 1 or len(items) <= 1:
             return [fn(item) for item in items]
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.max_workers, thread_name_prefix="openalex")
         futures = [self._pool.submit(fn, item) for item in items]
         try:
-            return [f.result() for f in futures]
+            wait(futures, return_when=FIRST_EXCEPTION)
+            failed = next((f for f in futures if f.done() and not f.cancelled() and f.exception()), None)
+            if failed is None:
+                return [f.result() for f in futures]
+            raise failed.exception()
         except BaseException:
-            for f in futures:
-                f.cancel()
-            for f in futures:
-                if not f.cancelled():
-                    f.exception()  # let running requests finish (and be stored) before raising
+            self._stopping.set()
+            try:
+                for f in futures:
+                    f.cancel()
+                for f in futures:
+                    if not f.cancelled():
+                        f.exception()  # let the requests on the wire finish (and be stored) before raising
+            finally:
+                self._stopping.clear()
             raise
+
+
+class _Stopped(Exception):
+    """A pooled call told to send no more requests (`OpenAlexTransport._map`); never seen by callers."""
