@@ -30,6 +30,16 @@ def short_id(value: str | None) -> str | None:
     return value or None
 
 
+def work_id_of(value: str | None) -> str | None:
+    """The short OpenAlex work ID `value` names (``W12``, ``https://openalex.org/w12``), or None: an author's
+    ``A12`` or free text is no work."""
+    value = short_id(value)
+    return value if value and _WORK.fullmatch(value) else None
+
+
+_WORK = re.compile(r"W\d+")
+
+
 def normalize_doi(value: str | None) -> str | None:
     """A bare, lower-case DOI (``10.1/abc``), or None when `value` holds none. A resolver's URL is read as a
     URL, its percent-escapes decoded (``https://doi.org/10.1037%2Fa0018``); a bare DOI is decoded only when

@@ -591,3 +591,21 @@ def test_lens_references_link_the_works_of_the_files(tmp_path):
     gaming = refs[refs.work_id == works["10.5539/ibr.v13n12p27"]]
     assert len(gaming) == LENS_ROWS[0].count("; ", LENS_ROWS[0].index('"004-819')) + 1
     assert found.counts["references"]["unparsed"] == 0
+
+
+def test_a_seed_entry_naming_no_work_is_unresolved_not_fatal(tmp_path):
+    """`openalex = {see notes}` in a BibTeX seed file, or an author's ID in an OpenAlex JSON one, went to
+    OpenAlex as a work ID: the whole seed phase stopped (OPENALEX_BAD_ID) naming neither file nor entry.
+    Such an entry has no work ID; its DOI or title may still name the work, else it is listed unresolved."""
+    from bib2graph.sources.files import read_seed_entries
+
+    bib = tmp_path / "s.bib"
+    bib.write_text("@article{good, title={A}, openalex={https://openalex.org/w12}}\n"
+                   "@article{bad, title={B}, openalex={see notes}, doi={10.1/b}}\n"
+                   "@article{author, title={C}, openalex={A5}}\n", encoding="utf-8")
+    assert [(e.key, e.work_id, e.doi) for e in read_seed_entries(bib, "s.bib", Skips())] == [
+        ("good", "W12", None), ("bad", None, "10.1/b"), ("author", None, None)]
+    objects = tmp_path / "s.json"
+    objects.write_text('[{"id": "https://openalex.org/W7", "title": "x"}, {"id": "https://openalex.org/A9"}]',
+                       encoding="utf-8")
+    assert [e.work_id for e in read_seed_entries(objects, "s.json", Skips())] == ["W7", None]
