@@ -182,20 +182,29 @@ def test_a_run_killed_mid_fetch_finishes_the_same(tmp_path, reference):
     assert results_bytes(root) == reference
 
 
-def test_plan_prices_the_run_from_the_store_without_asking(tmp_path, server):
+@pytest.mark.parametrize("seeded_by", ["ids", "dois"])
+def test_plan_prices_the_run_from_the_store_without_asking(tmp_path, server, seeded_by):
+    """Seeds given by DOI (or PMID, or a query) priced the first chaining round at nothing, without a word,
+    before and after `b2g run seed`: it counted the seeds given by ID only."""
     root = workspace(tmp_path / "ws")
+    universe = {short_id(w["id"]): w for w in load_works([DEMO_ZIP])}
+    if seeded_by == "dois":
+        path = root / "config/research.yaml"
+        spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+        spec["seed"] = {"dois": [universe[s]["doi"] for s in SEEDS]}
+        path.write_text(yaml.safe_dump(spec), encoding="utf-8")
     before = b2g("plan", "--json", "--workspace", str(root), env={"B2G_OPENALEX_URL": server.url})
     assert before.returncode == 0
     data = before.envelope["data"]
     assert data["seeding"]["requests"]["list"] == 1 and data["basis"]["seeds_in_store"] == 0
-    assert any("not in the raw store" in w for w in before.envelope["warnings"])
+    said = "not in the raw store" if seeded_by == "ids" else "not resolved yet"
+    assert any(said in w for w in before.envelope["warnings"])
     assert run(root, server, "seed").returncode == 0
     server.clear_log()
     after = b2g("plan", "--json", "--workspace", str(root), env={"B2G_OPENALEX_URL": server.url})
     assert server.requests() == []  # planning sends nothing
     data = after.envelope["data"]
-    assert data["basis"]["seeds_in_store"] == len(SEEDS)
-    universe = {short_id(w["id"]): w for w in load_works([DEMO_ZIP])}
+    assert data["basis"]["seeds_in_store"] == len(SEEDS) and after.envelope["warnings"] == []
     refs = {short_id(r) for s in SEEDS for r in universe[s]["referenced_works"]} - set(SEEDS)
     assert data["basis"]["references_of_seeds"] == len(refs)
     assert data["chain_round_1"]["requests"]["list"] >= math.ceil(len(refs) / 100) + 1

@@ -1,10 +1,13 @@
 """`plan`: what a run will ask OpenAlex and what it will cost, before spending anything.
 
-Computed from the spec, the seed files and the raw-response store alone (no request is sent):
-seed look-ups are exact; for the first chaining round, the seeds' reference lists and
+Computed from the spec, the seed files, the seeds table and the raw-response store alone (no request
+is sent): seed look-ups are exact; for the first chaining round, the seeds' reference lists and
 `cited_by_count` (read from stored responses when the store holds the seeds) bound the backward
-look-ups and the `cites:` pages. Later rounds depend on what earlier ones admit and are not priced.
-Requests the store already answers are counted apart: a re-run costs nothing.
+look-ups and the `cites:` pages. The seeds are those given by ID, and after `b2g run seed` every seed
+(by DOI, PMID, query or file too: results/seed/seeds.parquet); before it, seeds not given by ID are
+said in a warning, as the round is then priced without them. Later rounds depend on what earlier ones
+admit and are not priced. The prices are those of asking afresh: a run reuses what the raw store holds,
+and a re-run asks nothing already answered.
 """
 
 from __future__ import annotations
@@ -69,6 +72,14 @@ def _files_plan(ws: Workspace, spec: dict[str, Any]) -> Result:
                         "basis": {"cited_dois": len(dois), "cited_pmids": len(pmids)}}, warnings=ws.warnings())
 
 
+def _resolved_seeds(ws: Workspace) -> list[str]:
+    """The seeds `b2g run seed` resolved (none before it has run)."""
+    from ..query import column
+
+    table = ws.path("results/seed/seeds.parquet")
+    return sorted(column(table, "work_id")) if table.is_file() else []
+
+
 def make_plan(ws: Workspace) -> Result:
     spec = check_spec(ws)
     if spec["source"]["kind"] != "openalex":
@@ -76,20 +87,22 @@ def make_plan(ws: Workspace) -> Result:
     seed = spec["seed"]
     entries = [e for f in seed["files"] for e in read_seed_entries(spec_mod.resolve_path(ws.root, f))]
     ids = sorted({short_id(x) or x for x in seed["ids"]} | {e.work_id for e in entries if e.work_id})
+    seeds = _resolved_seeds(ws)
     dois = sorted({d for d in [normalize_doi(x) for x in seed["dois"]] + [e.doi for e in entries] if d})
     pmids = sorted({p for p in (normalize_pmid(x) for x in seed.get("pmids", [])) if p})
     store_dir = ws.path(str(STORE_DIR))
     stored = _stored_works(RawStore(store_dir)) if store_dir.is_dir() else {}
-    known = [stored[i] for i in ids if i in stored]
+    seeded = sorted(set(ids) | set(seeds))            # the seeds the first round chains from
+    known = [stored[i] for i in seeded if i in stored]
     per_page = spec["source"]["openalex"]["per_page"]
     seeding = plan_requests(ids=ids, dois=dois, pmids=pmids, per_page=per_page,
                             searches=[seed["max_results"]] if seed["query"] else [])
     chain = spec["chain"]
-    refs = sorted({short_id(r) for w in known for r in w.get("referenced_works") or []} - set(ids))
+    refs = sorted({short_id(r) for w in known for r in w.get("referenced_works") or []} - set(seeded))
     citing = sum(int(w.get("cited_by_count") or 0) for w in known)
     backward = chain["direction"] in ("backward", "both") and chain["depth"] >= 1
     forward = chain["direction"] in ("forward", "both") and chain["depth"] >= 1
-    round1 = plan_requests(ids=refs if backward else 0, cited=ids if forward else 0,
+    round1 = plan_requests(ids=refs if backward else 0, cited=seeded if forward else 0,
                            citing_works=citing if forward else 0, per_page=per_page)
     total = {k: seeding.requests[k] + round1.requests[k] for k in seeding.requests}
     data = {
@@ -98,13 +111,17 @@ def make_plan(ws: Workspace) -> Result:
         "seeding": seeding.as_dict(), "chain_round_1": round1.as_dict(),
         "requests": total, "cost_usd": round(seeding.cost_usd + round1.cost_usd, 6),
         "basis": {"seed_ids": len(ids), "seed_dois": len(dois), "query": bool(seed["query"]),
+                  "seeds_resolved": len(seeds),
                   "seeds_in_store": len(known), "references_of_seeds": len(refs),
                   "citing_works_upper_bound": citing, "stored_responses": len(RawStore(store_dir))
                   if store_dir.is_dir() else 0},
     }
     warnings = ws.warnings()
-    if ids and len(known) < len(ids):
-        warnings.append(f"{len(ids) - len(known)} of {len(ids)} seeds are not in the raw store yet: the first "
+    if not seeds and (dois or pmids or seed["query"] or seed.get("all")):
+        warnings.append("the seeds given by DOI, PMID or query are not resolved yet, so the first chaining round "
+                        "is priced without them; `b2g run seed` resolves them cheaply, then `b2g plan` prices it")
+    if seeded and len(known) < len(seeded):
+        warnings.append(f"{len(seeded) - len(known)} of {len(seeded)} seeds are not in the raw store yet: the first "
                         "chaining round is priced from the stored ones only; `b2g run seed` fetches them cheaply")
     if chain["depth"] > 1:
         warnings.append("rounds after the first depend on what the first admits and are not priced")
