@@ -67,3 +67,22 @@ def test_a_word_that_is_no_phase_nor_an_option_value_is_a_usage_error(tmp_path):
     with pytest.raises(UsageError, match="'bogus' is no phase"):
         run_workflow(Workspace(root, "flag"), ["corpus", "bogus"])
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+
+
+@pytest.mark.parametrize("args", [["-w/tmp/x"], ["--workspace=/tmp/x"], ["-d/tmp/x"], ["--dir=/tmp/x"],
+                                  ["--snake", "/x"], ["-nd/tmp/x"], ["-s/x"], ["--cores", "1", "--direct", "/x"]])
+def test_a_run_started_by_the_api_or_mcp_cannot_be_pointed_elsewhere(args):
+    """Whole words were matched: `-w/x` (Click's joined value), `--dir` and `--snake` (Snakemake's
+    abbreviations) and `-nd/x` (grouped short flags) pointed the server's run at another folder."""
+    from bib2graph.errors import UsageError
+    from bib2graph.service.jobs import check_request
+
+    with pytest.raises(UsageError, match="cannot be passed"):
+        check_request("seed", args)
+
+
+def test_a_run_started_by_the_api_keeps_its_snakemake_options():
+    from bib2graph.service.jobs import check_request
+
+    for args in (["--cores", "2"], ["-np"], ["--forcerun", "network", "clusters"], ["--wait-for-files", "x"], []):
+        assert check_request("seed", args) == ["seed", *args]

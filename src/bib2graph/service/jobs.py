@@ -49,11 +49,33 @@ def check_request(target: str | None, args: list[str]) -> list[str]:
         raise UsageError(f"unknown target {target!r}; one of {', '.join(PHASES)}")
     if not all(isinstance(a, str) for a in args):
         raise UsageError("args must be a list of strings")
-    reserved = [a for a in args if a.split("=", 1)[0] in _RESERVED]
+    reserved = [a for a in args if a.split("=", 1)[0] in _RESERVED or a.startswith("-w")] or _elsewhere(args)
     if reserved:
         raise UsageError(f"{', '.join(reserved)} cannot be passed to a run started here; the server "
                          "chooses the workspace and the output")
     return ([target] if target else []) + list(args)
+
+
+def _elsewhere(args: list[str]) -> list[str]:
+    """The options of `args` that Snakemake's own parser reads as a directory or a Snakefile: besides the
+    spellings `_RESERVED` names, an abbreviation (`--dir`, `--snake`) or a value joined to a short flag
+    (`-d/x`, `-nd/x`), which a match of whole words lets through."""
+    import argparse
+
+    if not any(a.startswith("-") for a in args):
+        return []
+    from snakemake.cli import get_argument_parser
+
+    parser = get_argument_parser()
+    parser.exit_on_error = False
+    try:
+        known, _ = parser.parse_known_args(list(args))
+    except (argparse.ArgumentError, SystemExit):   # Snakemake will say what is wrong with them
+        return []
+    if known.directory is None and known.snakefile is None:
+        return []
+    return [a for a in args if a.startswith("-") and not a.startswith("--")
+            or a.split("=", 1)[0].startswith(("--dir", "--sn"))]
 
 
 class RunJobs:
