@@ -14,6 +14,7 @@ call). Breaking one is a typed error (USAGE_ERROR, or TOO_MANY_IDS as `accept` s
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -126,11 +127,23 @@ def check_arguments(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, A
     params = dict(tool.defaults)
     for name, value in arguments.items():
         param = tool.fields[name]
-        params[param.name] = tuple(value) if isinstance(value, list) else value
+        params[param.name] = tuple(_number(name, param, v) for v in value) if isinstance(value, list) \
+            else _number(name, param, value)
     for name in _SNAKEMAKE_ARGS:
         if name in params:
             check_request(None, list(params[name]))     # the server chooses the workspace and the output
     return params
+
+
+def _number(name: str, param: Param, value: Any) -> Any:
+    """A number as the CLI would have parsed it: JSON Schema's integer admits 2.0 (an int here, as the
+    services slice and count with it), and NaN passes every bound (no comparison holds)."""
+    if param.type not in ("int", "float") or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if not math.isfinite(value):
+        raise UsageError(f"bad arguments for this tool: {name}: {value!r} is not a finite number",
+                         details={"problems": [{"where": name, "problem": "not a finite number"}]})
+    return int(value) if param.type == "int" else float(value)
 
 
 def call(tool: Tool, ws: Workspace, arguments: dict[str, Any] | None,
