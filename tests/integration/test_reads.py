@@ -92,6 +92,9 @@ def test_network_pages_concatenate_to_the_whole_sorted_edge_list(built_demo, cap
         {i: (r.x, r.y) for i, r in layout.iterrows()}
     assert [n["mean_year"] for n in data["nodes"]] == nodes.sort_values("node_id")["mean_year"].tolist()
     assert data["clusters"] == data["metrics"]["clusters"]     # the whole cluster table, as the clusters job wrote it
+    for past in (len(edges), 10**20):      # beyond int64 was DuckDB's conversion error: ARTIFACT_CORRUPT
+        beyond = ok(capsys, built_demo, "network", "coupling", "--offset", str(past))
+        assert beyond["edges"] == [] and beyond["edges_next"] is None and beyond["edges_offset"] == past
 
 
 def test_network_takes_positions_from_the_layout(demo, capsys):

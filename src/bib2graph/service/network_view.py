@@ -141,8 +141,10 @@ def network(ws: Workspace, kind: str, edges: int = DEFAULT_EDGES, offset: int = 
     metrics = read_metrics(folder)
     edge_file = str(folder / "edges.parquet")
     total = query.rows("SELECT count(*) FROM read_parquet(?)", [edge_file])[0][0]
-    page = query.records(f"SELECT source, target, weight, count FROM read_parquet(?) ORDER BY {EDGE_ORDER} "
-                         "LIMIT ? OFFSET ?", [edge_file, edges, offset])
+    # past the last edge the page is empty; DuckDB is not asked (an offset beyond int64 would be its error)
+    page = [] if offset >= total else query.records(
+        f"SELECT source, target, weight, count FROM read_parquet(?) ORDER BY {EDGE_ORDER} LIMIT ? OFFSET ?",
+        [edge_file, edges, offset])
     end = offset + len(page)
     data = {"workspace": ws.describe(), "kind": kind, "directed": bool(metrics.get("directed")),
             "nodes": _nodes(ws, kind, folder), "clusters": cluster_list(metrics), "metrics": metrics,
