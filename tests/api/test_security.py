@@ -61,6 +61,26 @@ def test_a_foreign_host_is_403_even_with_the_token(reads):
         assert client.get("/api/run", headers={"Host": f"localhost:{reads.port}"}).status_code == 200
 
 
+def test_a_method_an_endpoint_does_not_take_is_405_naming_the_ones_it_does(reads):
+    """The catch-all for unknown API paths answered first: POST /api/status, DELETE /api/prisma … were 404
+    NOT_FOUND with no command, where the contract's table says 405 METHOD_NOT_ALLOWED."""
+    methods: dict[str, set[str]] = {}
+    for route in create_app(Workspace(Path("/nowhere"), "flag"), "token").routes:
+        path = re.sub(r"\{[^}]+\}", "x", route.path)
+        if path.startswith("/api/") and path != "/api/x":
+            methods.setdefault(path, set()).update(getattr(route, "methods", None) or {"GET"})
+    with reads.client() as client:
+        for path, taken in methods.items():
+            allowed = sorted(taken)
+            for method in sorted({"GET", "POST", "PUT", "PATCH", "DELETE"} - taken):
+                response = client.request(method, path)
+                assert response.status_code == 405, (method, path, response.text)
+                assert body(response)["error"]["code"] == "METHOD_NOT_ALLOWED", (method, path)
+                assert response.headers["allow"] == ", ".join(allowed), (method, path)
+        missing = client.post("/api/no/such/thing")
+        assert missing.status_code == 404 and body(missing)["error"]["code"] == "NOT_FOUND"
+
+
 def test_the_token_in_the_url_sets_a_strict_cookie_that_then_suffices(reads):
     with httpx.Client(base_url=reads.base) as browser:
         first = browser.get("/", params={"token": reads.token})

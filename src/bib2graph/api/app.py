@@ -244,6 +244,16 @@ def _event(name: str, version: int, job: dict) -> str:
     return f"event: {name}\nid: {version}\ndata: {dumps(job)}\n\n"
 
 
+def _endpoint_of(app: FastAPI, request: Request):
+    """(the first API route whose path is the request's, the methods the routes of that path take), or
+    (None, []) when no route but the catch-alls has the path."""
+    from starlette.routing import Match
+
+    found = [r for r in app.router.routes if getattr(r, "path", "") not in ("/api/{rest:path}", "/{path:path}")
+             and getattr(r, "methods", None) and r.matches(request.scope)[0] == Match.PARTIAL]
+    return (found[0] if found else None), sorted({m for r in found for m in r.methods})
+
+
 def _spa(app: FastAPI, static_dir: Path) -> None:
     @app.get("/", name="gui", include_in_schema=False)
     def index() -> Response:
@@ -252,9 +262,18 @@ def _spa(app: FastAPI, static_dir: Path) -> None:
     @app.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], name="",
                    include_in_schema=False)
     def unknown_api(request: Request, rest: str) -> Response:
-        error = UsageError(f"{request.method} /api/{rest}: no such endpoint (see /api/openapi.json)",
-                           code="NOT_FOUND")
-        return envelope_response(failure("", error))
+        """404, or 405 with `Allow` where an endpoint has the path but not the method: this catch-all
+        answers before Starlette could say so."""
+        route, allowed = _endpoint_of(app, request)
+        if route is None:
+            error = UsageError(f"{request.method} /api/{rest}: no such endpoint (see /api/openapi.json)",
+                               code="NOT_FOUND")
+            return envelope_response(failure("", error))
+        error = UsageError(f"{request.method} /api/{rest}: this endpoint takes {', '.join(allowed)}",
+                           code="METHOD_NOT_ALLOWED", details={"allowed": allowed})
+        response = envelope_response(failure(getattr(route, "name", "") or "", error))
+        response.headers["Allow"] = ", ".join(allowed)
+        return response
 
     @app.get("/{path:path}", name="gui", include_in_schema=False)
     def files(path: str) -> Response:
