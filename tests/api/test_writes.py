@@ -55,7 +55,9 @@ def test_bad_decisions_record_nothing(gui):
         cases = [({"decision": "reject", "ids": [work], "reason": " "}, "USAGE_ERROR", 400),
                  ({"decision": "reject", "ids": [work, "W999999999999"], "reason": "r"}, "UNKNOWN_ID", 404),
                  ({"decision": "maybe", "ids": [work]}, "USAGE_ERROR", 400),
-                 ({"decision": "accept", "ids": []}, "USAGE_ERROR", 400)]
+                 ({"decision": "accept", "ids": []}, "USAGE_ERROR", 400),
+                 # a misspelt field was dropped without a word: the reject recorded with no reason given
+                 ({"decision": "accept", "ids": [work], "reasn": "why"}, "USAGE_ERROR", 400)]
         for payload, code, status in cases:
             response = client.post("/api/decisions", json=payload)
             assert (body(response)["error"]["code"], response.status_code) == (code, status), payload

@@ -183,3 +183,12 @@ def test_a_reason_of_the_longest_length_is_kept_whole_and_a_longer_one_refused(t
     with pytest.raises(DataError, match="1,001 characters; at most 1,000"):
         curation.record(path, [curation.Decision("W2", "reject", longest + "!")])
     assert set(curation.read(path)) == {"W1"}
+
+
+def test_control_characters_other_than_white_space_are_left_out_of_a_cell(tmp_path):
+    """A reason holding NUL or a terminal escape was written byte for byte into curation.tsv."""
+    path = tmp_path / "curation.tsv"
+    curation.record(path, [curation.Decision("W1", "reject", "a\x00b\x1b[31mred\x7f\toff\ntopic", "an\x07a")])
+    got = curation.read(path)["W1"]
+    assert (got.reason, got.decided_by) == ("ab[31mred off topic", "ana")
+    assert not any(ord(c) < 32 and c not in "\t\n" or 0x7f <= ord(c) <= 0x9f for c in path.read_text("utf-8"))

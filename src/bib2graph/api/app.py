@@ -15,7 +15,7 @@ from typing import Literal
 import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 from starlette.responses import Response, StreamingResponse
 
@@ -35,6 +35,9 @@ KEEPALIVE = 15.0         # seconds between keep-alive comments on an idle event 
 
 
 class DecisionBody(BaseModel):
+    """A misspelt field ("reasn") is a 400, as MCP refuses unknown arguments: never silently dropped."""
+    model_config = ConfigDict(extra="forbid")
+
     decision: Literal["accept", "reject"]
     ids: list[str] = Field(min_length=1)
     reason: str = ""
@@ -42,6 +45,8 @@ class DecisionBody(BaseModel):
 
 
 class RunBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     target: str | None = None
     args: list[str] = []
 
