@@ -505,7 +505,7 @@ def test_a_failure_in_the_pool_stops_the_running_calls_at_their_next_request(ser
         return len(sent)
 
     with pytest.raises(NetworkError, match="deadline"):
-        client._map(work, ["pages", "fail"])
+        client._map(work, ["fail", "pages"])
     assert 1 <= len(sent) < 50
     assert client._call("/works", {"filter": f"openalex:{ids[1]}"})["status"] == 200   # the client goes on
 

@@ -14,7 +14,7 @@ import logging
 import random
 import threading
 import time
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -215,21 +215,18 @@ class OpenAlexTransport:
                 self._stats.reported_cost_usd += cost
 
     def _map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
-        """Run `fn` over `items` on the bounded pool. The first failure (or an exception raised in the
-        waiting thread: a deadline's, a Ctrl-C) cancels what has not started, and the running calls send
-        no further request: each ends with the request it is waiting on (stored), so the caller hears of
-        the failure within one request's time, not after every page and retry of the running calls."""
+        """Run `fn` over `items` on the bounded pool; results and the first failure in item order. A
+        failure (or an exception raised in the waiting thread: a deadline's, a Ctrl-C) cancels what has
+        not started, and the running calls send no further request: each ends with the request it is
+        waiting on (stored), so the caller hears of it within one request's time, not after every page
+        and retry of the running calls."""
         if self.max_workers == 1 or len(items) <= 1:
             return [fn(item) for item in items]
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.max_workers, thread_name_prefix="openalex")
         futures = [self._pool.submit(fn, item) for item in items]
         try:
-            wait(futures, return_when=FIRST_EXCEPTION)
-            failed = next((f for f in futures if f.done() and not f.cancelled() and f.exception()), None)
-            if failed is None:
-                return [f.result() for f in futures]
-            raise failed.exception()
+            return [f.result() for f in futures]    # in item order: the error raised is the same every run
         except BaseException:
             self._stopping.set()
             try:
