@@ -70,7 +70,8 @@ def test_a_word_that_is_no_phase_nor_an_option_value_is_a_usage_error(tmp_path):
 
 
 @pytest.mark.parametrize("args", [["-w/tmp/x"], ["--workspace=/tmp/x"], ["-d/tmp/x"], ["--dir=/tmp/x"],
-                                  ["--snake", "/x"], ["-nd/tmp/x"], ["-s/x"], ["--cores", "1", "--direct", "/x"]])
+                                  ["--snake", "/x"], ["-nd/tmp/x"], ["-s/x"], ["--cores", "1", "--direct", "/x"],
+                                  ["--", "-d/tmp/x"]])
 def test_a_run_started_by_the_api_or_mcp_cannot_be_pointed_elsewhere(args):
     """Whole words were matched: `-w/x` (Click's joined value), `--dir` and `--snake` (Snakemake's
     abbreviations) and `-nd/x` (grouped short flags) pointed the server's run at another folder."""

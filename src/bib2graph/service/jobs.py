@@ -59,7 +59,7 @@ def check_request(target: str | None, args: list[str]) -> list[str]:
 def _elsewhere(args: list[str]) -> list[str]:
     """The options of `args` that Snakemake's own parser reads as a directory or a Snakefile: besides the
     spellings `_RESERVED` names, an abbreviation (`--dir`, `--snake`) or a value joined to a short flag
-    (`-d/x`, `-nd/x`), which a match of whole words lets through."""
+    (`-d/x`, `-nd/x`, or any of them after `--`), which a match of whole words lets through."""
     import argparse
 
     if not any(a.startswith("-") for a in args):
@@ -68,8 +68,8 @@ def _elsewhere(args: list[str]) -> list[str]:
 
     parser = get_argument_parser()
     parser.exit_on_error = False
-    try:
-        known, _ = parser.parse_known_args(list(args))
+    try:   # without "--": Click drops it before the arguments reach Snakemake, so what follows is options
+        known, _ = parser.parse_known_args([a for a in args if a != "--"])
     except (argparse.ArgumentError, SystemExit):   # Snakemake will say what is wrong with them
         return []
     if known.directory is None and known.snakefile is None:
