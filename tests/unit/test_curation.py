@@ -131,7 +131,8 @@ def test_a_bad_file_is_left_byte_identical_by_record(tmp_path):
 @pytest.mark.parametrize("bad", [curation.Decision("W3", "reject", " \t"), curation.Decision("W3", "maybe"),
                                  curation.Decision("doi:10.1/x", "accept"), curation.Decision("", "accept"),
                                  curation.Decision("W3", "reject", "y" * 1001),
-                                 curation.Decision("W3", "accept", "", "z " * 501)])
+                                 curation.Decision("W3", "accept", "", "z " * 501),
+                                 curation.Decision("W3", "accept", "", "", "t" * 5000)])   # a line it could not read
 def test_record_refuses_a_bad_decision_and_writes_nothing(tmp_path, bad):
     path = tmp_path / "curation.tsv"
     path.write_text(GOOD, encoding="utf-8")
