@@ -89,8 +89,9 @@ def _problem(decision: Decision) -> str | None:
         return (f"{work_id_of(decision.work_id)} is rejected without a reason; say why in the reason column "
                 "(the PRISMA record reports why each work was excluded)")
     for name in ("reason", "decided_by", "decided_at"):   # three of them still fit a line (MAX_LINE)
-        if too_long(getattr(decision, name)):
-            return f"the {name} of {work_id_of(decision.work_id)} {too_long(getattr(decision, name))}"
+        why = too_long(getattr(decision, name))
+        if why:
+            return f"the {name} of {work_id_of(decision.work_id)} {why}"
     return None
 
 

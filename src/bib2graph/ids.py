@@ -30,9 +30,9 @@ def short_id(value: str | None) -> str | None:
     return value or None
 
 
-def work_id_of(value: str | None) -> str | None:
+def openalex_work_id(value: str | None) -> str | None:
     """The short OpenAlex work ID `value` names (``W12``, ``https://openalex.org/w12``), or None: an author's
-    ``A12`` or free text is no work."""
+    ``A12`` or free text is no work. (`curation.work_id_of` also takes the IDs of export files' works.)"""
     value = short_id(value)
     return value if value and _WORK.fullmatch(value) else None
 

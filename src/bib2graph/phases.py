@@ -478,7 +478,7 @@ def _write_tables(tables: dict[str, pd.DataFrame], schemas: dict, out: Named) ->
 
 
 def run_trends(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
-    from .temporal import analysis, guards
+    from .temporal import analysis, guards, slices
     from .temporal.schema import TREND_TABLES
 
     corpus = Bundle.read(_folder(inp["corpus"]))
@@ -489,7 +489,7 @@ def run_trends(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
     span = analysis.year_range(kept.works, spec["time"])
     bursts, tested = (analysis.burst_table(kept, meta, span, spec["time"]["bursts"], {"field": spec["terms_field"]})
                       if span else (pd.DataFrame(), {}))
-    citing = kept if span is None else kept.subset(analysis.in_range(kept.works, span))   # the range's works cite
+    citing = kept if span is None else kept.subset(slices.in_span(kept.works, span))   # the range's works cite
     rpys, top, placed = analysis.rpys_tables(citing, [corpus.works, *known], meta, spec["time"]["rpys"]["top"])
     _write_tables({"bursts": bursts, "rpys": rpys, "rpys_top": top}, TREND_TABLES, out)
     return {"guards": guards.counts(reasons), "years": list(span) if span else None, "items_tested": tested,

@@ -5,8 +5,9 @@ as doubles, GEXF's ``timeformat="double"``) and its per-slice values as dynamic 
 ``cluster`` and ``occurrences``, an edge's ``count`` and ``slice_weight``; the static edge ``weight`` is its
 largest per-slice weight. Written by networkx's GEXF writer, less its clock-dependent
 ``lastmodifieddate`` (so the bytes depend only on the tables) and the empty ``name`` it gives ``<graph>``
-(not in GEXF's schema); labels and IDs without the characters XML cannot hold (graphml.xml_chars). A slice keeps at most `MAX_EDGES_PER_SLICE`
-edges, its strongest by weight (ties: the first in the edge table); `write` says how many it dropped.
+(not in GEXF's schema); labels and IDs without the characters XML cannot hold (graphml.xml_chars). A
+slice keeps at most `MAX_EDGES_PER_SLICE` edges, its strongest by weight (ties: the first in the edge
+table); `write` says how many it dropped.
 """
 
 from __future__ import annotations

@@ -45,7 +45,8 @@ def xml_chars(value: str) -> str:
 def _xml(value: str, attribute: bool = False) -> str:
     """ElementTree's escapes in its us-ascii output (non-ASCII as ``&#N;``), lines broken as networkx's
     ``splitlines`` breaks them; characters XML cannot hold left out (`xml_chars`)."""
-    text = xml_chars(value).translate(_ATTRIBUTE if attribute else _TEXT).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    text = xml_chars(value).translate(_ATTRIBUTE if attribute else _TEXT)
+    text = text.encode("ascii", "xmlcharrefreplace").decode("ascii")
     return _LINE_BREAKS.sub("\n", text)
 
 

@@ -27,7 +27,7 @@ import orjson
 
 from .. import textio
 from ..errors import DataError
-from ..ids import normalize_doi, work_id_of
+from ..ids import normalize_doi, openalex_work_id
 from ..skips import Skips
 from .records import scrub_surrogates, work_doi, work_id, work_title
 
@@ -243,7 +243,7 @@ def read_seed_entries(path: str | Path, name: str | None = None, skips: Skips | 
         if not entries:
             skips.add(name, "", "holds no entries")
         return entries
-    return [SeedEntry(key=work_id(w) or "", work_id=work_id_of(work_id(w)), doi=work_doi(w), title=work_title(w))
+    return [SeedEntry(key=work_id(w) or "", work_id=openalex_work_id(work_id(w)), doi=work_doi(w), title=work_title(w))
             for w in read_work_objects(path, name, skips)]
 
 
@@ -262,7 +262,8 @@ def _bibtex_entry(entry: Any, name: str, skips: Skips) -> SeedEntry | None:
     except RecursionError:
         skips.add(name, f"line {entry.start_line + 1}", "BibTeX `doi` or `url` nested too deeply to read; skipped")
         return None
-    return SeedEntry(key=entry.key, work_id=work_id_of(fields.get("openalex")), doi=doi, title=fields.get("title"))
+    return SeedEntry(key=entry.key, work_id=openalex_work_id(fields.get("openalex")), doi=doi,
+                     title=fields.get("title"))
 
 
 def _url_doi(url: str) -> str | None:

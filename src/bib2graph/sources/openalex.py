@@ -19,7 +19,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from ..errors import DataError
-from ..ids import normalize_doi, normalize_pmid, short_id
+from ..ids import normalize_doi, normalize_pmid, openalex_work_id, short_id
 from .openalex_cost import or_batches
 from .openalex_responses import body_or_raise, fatal
 from .openalex_settings import ENV_BACKOFF, ENV_RATE, env_seconds, resolve_api_key, resolve_base_url
@@ -31,7 +31,6 @@ SELECT_FIELDS = ("id", "doi", "title", "display_name", "publication_year", "publ
                  "is_retracted", "abstract_inverted_index", "updated_date", "keywords", "topics",
                  "concepts", "ids", "mesh")
 
-_WORK_ID = re.compile(r"^W\d+$")
 _MAX_REDIRECTS = 5
 _PER_PAGE_WORDS = re.compile(r"per[-_ ]?page", re.I)
 
@@ -126,8 +125,8 @@ class OpenAlexClient(OpenAlexTransport):
             if entry["status"] not in (301, 302, 307, 308):
                 return body_or_raise(entry)
             location = (entry.get("headers") or {}).get("location") or ""
-            target = short_id(urlsplit(location).path.rstrip("/").rsplit("/", 1)[-1])
-            if not target or not _WORK_ID.match(target):
+            target = openalex_work_id(urlsplit(location).path.rstrip("/").rsplit("/", 1)[-1])
+            if not target:
                 break
             path = f"/works/{target}"
         raise fatal(f"OpenAlex redirected /works/{ref} without end or to nowhere", code="UPSTREAM_UNEXPECTED",
@@ -236,8 +235,7 @@ def _checked(values: Iterable[str], form, what: str) -> list[str]:
 
 def _work_ids(ids: Iterable[str]) -> list[str]:
     """Short, de-duplicated work IDs in first-seen order; anything else is a DataError."""
-    return _checked(ids, lambda raw: (short_id(raw) or "") if _WORK_ID.match(short_id(raw) or "") else None,
-                    "OpenAlex work IDs")
+    return _checked(ids, openalex_work_id, "OpenAlex work IDs")
 
 
 def _dois(dois: Iterable[str]) -> list[str]:

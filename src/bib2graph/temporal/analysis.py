@@ -28,12 +28,6 @@ def year_range(works: pd.DataFrame, settings: dict[str, Any]) -> tuple[int, int]
     return (int(first), int(last)) if first <= last else None
 
 
-def in_range(works: pd.DataFrame, span: tuple[int, int]) -> pd.Index:
-    """The IDs of the `works` published in the years of `span` (both ends included)."""
-    years = pd.to_numeric(works["year"], errors="coerce")
-    return pd.Index(works["work_id"][(years >= span[0]) & (years <= span[1])])
-
-
 def _rows(family: str, corpus: Bundle, keyword_params: dict) -> pd.DataFrame:
     """(work_id, item, label) rows of one item family; references are labelled later from metadata."""
     if family == "references":

@@ -33,11 +33,10 @@ def build_slices(kind: str, corpus: Bundle, spans: list[tuple[int, int]], params
                  metrics: dict | None, threshold: float, cited: pd.DataFrame | None = None
                  ) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
     """The tables of results/slices/<kind>/ and, per slice, its counts and summary."""
-    years = pd.to_numeric(corpus.works["year"], errors="coerce")
     nodes, edges, summaries, directed = {}, {}, [], False
     for span in spans:
         name = slice_name(span)
-        ids = corpus.works.loc[(years >= span[0]) & (years <= span[1]), "work_id"]
+        ids = slices.in_span(corpus.works, span)
         net = build(kind, corpus.subset(ids), params, communities, evidence_limit=0, cited=cited, metrics=metrics,
                     name=False)
         directed = net.directed

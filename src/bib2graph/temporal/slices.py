@@ -30,6 +30,12 @@ def spans(first: int, last: int, length: int) -> list[tuple[int, int]]:
     return [(start, min(start + length - 1, last)) for start in range(first, last + 1, length)]
 
 
+def in_span(works: pd.DataFrame, span: tuple[int, int]) -> pd.Series:
+    """The IDs of the `works` published in the years of `span` (both ends included)."""
+    years = pd.to_numeric(works["year"], errors="coerce")
+    return works.loc[(years >= span[0]) & (years <= span[1]), "work_id"]
+
+
 def slice_of(years: pd.Series, slices: list[tuple[int, int]]) -> pd.Series:
     """The index of each year's slice (nullable; null outside every slice or without a year)."""
     out = pd.Series(pd.NA, index=years.index, dtype="Int64")

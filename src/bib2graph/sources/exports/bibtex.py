@@ -23,7 +23,7 @@ from typing import Any, Iterator
 from urllib.parse import parse_qs, unquote, urlparse
 
 from ... import textio
-from ...ids import normalize_doi, normalize_issn, short_id
+from ...ids import normalize_doi, normalize_issn, openalex_work_id
 from ...skips import Skips
 from .affiliation import institution
 from .languages import language_code
@@ -32,7 +32,6 @@ from .scopus_refs import split_references
 from .vocab import marks_retracted, work_type
 from .work_ids import own_ids
 
-_WORK_ID = re.compile(r"^W\d+$")
 _YEAR = re.compile(r"\b(\d{4})\b")
 _CITED_BY = re.compile(r"cited by:?\s*(\d+)", re.IGNORECASE)
 _REPRINT = re.compile(r"\s*\((?:Reprint|Corresponding) Author\)", re.IGNORECASE)
@@ -193,8 +192,8 @@ def _ids(text: dict[str, str], raw: dict[str, str]) -> dict[str, str]:
     url = unquote(raw.get("url", ""))
     if "scopus" in url.lower() and (eid := parse_qs(urlparse(url).query).get("eid")):
         ids.setdefault("scopus", eid[0])
-    value = short_id(text.get("openalex"))
-    if value and _WORK_ID.match(value):
+    value = openalex_work_id(text.get("openalex"))
+    if value:
         ids.setdefault("openalex", value)
     for scheme, value in own_ids(text.get("bib2graph-id"), fallback="bib2graph").items():
         ids.setdefault(scheme, value)
