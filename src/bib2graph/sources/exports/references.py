@@ -3,7 +3,8 @@ to the works of the corpus. Pure functions, no I/O.
 
 Identity (`identity_key`), in order:
 
-* ``doi:<bare lower-case DOI>`` when the reference carries a DOI;
+* ``doi:<bare lower-case DOI>`` when the reference carries a DOI, or names an arXiv preprint (the DOI arXiv
+  registers, ``10.48550/arxiv.<ID>``: `arxiv_id`);
 * ``pmid:<digits>`` when it carries a PubMed ID and no DOI (PubMed XML and Dimensions give them);
 * ``lens:<Lens ID>`` for a reference that is a Lens ID (Lens CSV writes its references so);
 * ``key:<AUTHOR>|<YEAR>|<SOURCE>|<VOLUME>|<PAGE>`` when it has a first author, a year and at least one of
@@ -14,15 +15,15 @@ Identity (`identity_key`), in order:
   Smiths who published in the same year, source, volume and page, which is rare (bibliometrix and
   VOSviewer fold cited authors the same way). VOLUME and PAGE are their digits without leading zeros
   ("V0005" → 5, "pD658" → 658, "ARTN e0123" → 123). SOURCE is `source_key`: the initials of the first
-  three words of the source title once punctuation and stop-words are gone (then its numbers other than the
-  year or its two last digits, which name reports and standards: "RFC 3428"; a leading "Proceedings",
-  "Proc." or WoS "P" left out; a trailing stop-word kept, as only a cut J9 ends in one: "ADV NEUR IN"),
-  so that a full title,
-  its WoS J9 abbreviation (cut at 20 characters) and its ISO-4 abbreviation agree: "Journal of Applied
-  Physics", "J APPL PHYS" and "J. Appl. Phys." are all ``JAP``. Each abbreviated word starts with the
-  letter its full word starts with, which is the one thing every abbreviation style keeps; a WoS J9 may
-  drop the trailing words of a long title, hence only the first three. Distinct journals share initials
-  ("J Appl Phys", "J Appl Psychol"), which only matters when author, year and volume also coincide.
+  three words of the source title once punctuation and the words ISO 4 drops are gone (then its numbers
+  other than the year or its two last digits, which name reports and standards: "RFC 3428"; a leading
+  "Proceedings", "Proc." or WoS "P" left out; a trailing stop-word kept, as only a cut J9 ends in one: "ADV
+  NEUR IN"), so that a full title, its WoS J9 abbreviation (cut at 20 characters) and its ISO-4
+  abbreviation agree: "Journal of Applied Physics", "J APPL PHYS" and "J. Appl. Phys." are all ``JAP``.
+  Each abbreviated word starts with the letter its full word starts with, which is the one thing every
+  abbreviation style keeps; a WoS J9 may drop the trailing words of a long title, hence only the first
+  three. Distinct journals share initials ("J Appl Phys", "J Appl Psychol"), which only matters when
+  author, year and volume also coincide.
   When both volume and page are present the source is left out of the key (SOURCE is empty): first
   author, year, volume and first page nearly always name one work, and the source is the part written
   most differently from one export to another (book and proceedings titles cut at different lengths,
@@ -35,12 +36,14 @@ by DOI first and key second; a key shared by two corpus works matches neither, a
 `merge_identities` gives a reference written without its DOI (or volume, or page) the identity of the
 fuller references of the same work, so one cited work does not split into a ``doi:`` and a ``key:`` node.
 It compares every distinct parsed reference within one surname and year: volume and page equal where
-both give them, initials equal where both give them, sources agreeing when volume and page do not both
-match (one's initials start the other's: "SENSORS-BASEL" and "Sensors"); a reference still unmatched
-takes the one better identity of the same year whose title (or WoS source, for a book) is written alike
-(Scopus drops corporate authors WoS names). A key between two candidates takes neither, and a DOI is
-never mapped: two DOIs never merge. A reference that names no work (`names_a_work`: a bare "(2016)",
-"[Anonymous], 2016") gets no identity: as one node it would couple every work citing one.
+both give them, initials equal where both give them, and when volume and page do not both match, a first
+page of two digits or more equal or the sources agreeing (one's initials start the other's: "SENSORS-BASEL"
+and "Sensors"); keys without volume and page that no fuller identity takes merge with each other where
+every two agree; a reference still unmatched takes the one better identity of the same year whose title
+(or WoS source, for a book) is written alike (Scopus drops corporate authors WoS names). A key between two
+candidates takes neither, and a DOI is never mapped: two DOIs never merge. A reference that names no work
+(`names_a_work`: a bare "(2016)", "[Anonymous], 2016") gets no identity: as one node it would couple every
+work citing one.
 """
 
 from __future__ import annotations
@@ -57,7 +60,7 @@ from .parsed_ref import ParsedRef
 from .pubmed_refs import parse_pubmed_reference
 
 SOURCE_WORDS = 3
-STOP_WORDS = frozenset("OF THE AND IN FOR ON & DE DES DU LA LE LES DER DIE DAS UND ET".split())
+STOP_WORDS = frozenset("A AN OF THE AND IN FOR ON TO BY WITH AT & DE DES DU LA LE LES DER DIE DAS UND ET".split())
 # Words that start a surname ("de Nooy", "Van Acker", "van der Valk"): the word after them is the surname's.
 PARTICLES = frozenset("de da di do du del della der den des dos la le van von ten ter st".split())
 PROCEEDINGS = frozenset({"P", "PROC", "PROCEEDINGS"})
@@ -104,8 +107,40 @@ def parse_reference(raw: str, style: str) -> ParsedRef | None:
     else:
         raise ValueError(f"unknown reference style {style!r}; expected wos, scopus, pubmed, dimensions, lens or "
                          "generic")
+    if parsed.doi is None and (arxiv := arxiv_id(text)):
+        parsed = replace(parsed, doi=arxiv_doi(arxiv))
     usable = parsed.first_author or parsed.year or parsed.source or parsed.doi or parsed.pmid or parsed.native
     return parsed if usable else None
+
+
+# "arXiv:1905.12213v2", "arXiv 2006.02479", "arxiv.org/abs/1805.00676", "arXiv:hep-th/9901001", and WoS's
+# "ARXIV190512213" (the ID's dot dropped)
+_ARXIV = re.compile(r"(?i)arxiv(?:\.org/(?:abs|pdf)/|\s*:\s*|\s+)"
+                    r"(?:(\d{4}\.\d{4,5})|([a-z][a-z\-]*)(?:\.[a-z]{2})?/(\d{7}))(?!\d)")
+_ARXIV_WOS = re.compile(r"(?i)arxiv(\d{4})(\d{4,5})\b")   # also "ARXIVARXIV160607360"
+
+
+def arxiv_id(text: str) -> str | None:
+    """The arXiv identifier a reference names, without its version or subject class, or None. New-style IDs
+    are YYMM.NNNN until December 2014 and YYMM.NNNNN since, which tells where WoS's dropped dot was."""
+    if (found := _ARXIV.search(text)) and found.group(2):
+        return f"{found.group(2).lower()}/{found.group(3)}"   # old style: archive/YYMMNNN, subject class dropped
+    if found:
+        ident = found.group(1)
+    elif found := _ARXIV_WOS.search(text):
+        ident = f"{found.group(1)}.{found.group(2)}"
+    else:
+        return None
+    month, digits = ident.split(".")
+    if not 1 <= int(month[2:]) <= 12 or len(digits) != (5 if month >= "1501" else 4) or month < "0704":
+        return None
+    return ident
+
+
+def arxiv_doi(ident: str) -> str:
+    """The DOI arXiv registers for each of its preprints (DataCite, 10.48550): what OpenAlex keys them by, so
+    that "arXiv:1406.2661" in one export and "ARXIV14062661" in another are one cited work."""
+    return f"10.48550/arxiv.{ident}"
 
 
 def native_identity(scheme: str, value: str) -> str:
@@ -562,19 +597,27 @@ def _numbers_agree(a: _Form, b: _Form) -> bool:
 
 def _agree(a: _Form, b: _Form) -> bool:
     """Two forms of one surname and year name one work: initials, volume and page equal where both give
-    them, and either volume and page both equal or the sources agree, one's initials starting the
+    them, and either volume and page both equal, or a telling first page equal (`_telling_page`), or the
+    sources agree, one's initials starting the
     other's ("S" for Sensors and "SB" for SENSORS-BASEL, "GPC" for Glob. Planet. Chang. and GLOBAL
     PLANET CHANGE), their numbers equal. Without a volume or page in common the shorter initials need
     two letters."""
     if (a.initial and b.initial and a.initial != b.initial) or not _numbers_agree(a, b):
         return False
     volume, page = bool(a.volume and a.volume == b.volume), bool(a.page and a.page == b.page)
-    if volume and page:
+    if volume and page or page and _telling_page(a.page):
         return True
     if not (a.letters and b.letters) or a.numbers != b.numbers:
         return False
     short, long = sorted((a.letters, b.letters), key=len)
     return long.startswith(short) and (volume or page or len(short) >= 2)
+
+
+def _telling_page(page: str) -> bool:
+    """A first page that names a work with its author and year whatever the source is written as: one
+    author's two papers of a year rarely start on the same page, unless it is a low one (conference
+    papers and article numbers start at 1)."""
+    return len(page) >= 2
 
 
 def _merge_block(forms: set[_Form]) -> dict[str, str]:
@@ -583,31 +626,10 @@ def _merge_block(forms: set[_Form]) -> dict[str, str]:
     for form in forms:
         by_identity[form.identity].append(form)
     rank = {identity: min(f.rank for f in fs) for identity, fs in by_identity.items()}
-    fuller = [f for f in forms if rank[f.identity] <= 2]
-    if not fuller:
-        return {}
-
-    # `_agree` needs volume and page equal, or source initials of which one starts the other: only those
-    # fuller forms are compared, not the whole block (a "WANG 2015" block of a large import holds thousands)
-    by_prefix: dict[str, list[_Form]] = defaultdict(list)   # every prefix of a form's initials → the form
-    by_letters: dict[str, list[_Form]] = defaultdict(list)
-    by_place: dict[tuple[str, str], list[_Form]] = defaultdict(list)
-    for g in fuller:
-        by_letters[g.letters].append(g)
-        for end in range(1, len(g.letters) + 1):
-            by_prefix[g.letters[:end]].append(g)
-        if g.volume and g.page:
-            by_place[(g.volume, g.page)].append(g)
-
-    def near(f: _Form) -> Iterable[_Form]:
-        yield from by_place.get((f.volume, f.page), ())
-        if f.letters:
-            yield from by_prefix.get(f.letters, ())
-            for end in range(1, len(f.letters)):
-                yield from by_letters.get(f.letters[:end], ())
+    fuller = _Near([f for f in forms if rank[f.identity] <= 2])
 
     def candidates(identity: str, below: int) -> set[str]:
-        return {g.identity for f in by_identity[identity] for g in near(f)
+        return {g.identity for f in by_identity[identity] for g in fuller.near(f)
                 if rank[g.identity] < below and g.identity != identity and _agree(f, g)}
 
     out: dict[str, str] = {}
@@ -620,6 +642,54 @@ def _merge_block(forms: set[_Form]) -> dict[str, str]:
         if len(found) == 1:
             out[identity] = found.pop()
     out.update(_by_volume(by_identity, rank, out))
+    out.update(_among_themselves({i: by_identity[i] for i, r in rank.items() if r == 3 and i not in out}))
+    return out
+
+
+class _Near:
+    """The forms `_agree` may pair with a given one: volume and page equal, a telling page equal, or
+    source initials of which one starts the other. Only those are compared, not the whole block (a
+    "WANG 2015" block of a large import holds thousands)."""
+
+    def __init__(self, forms: Iterable[_Form]):
+        self.by_prefix: dict[str, list[_Form]] = defaultdict(list)   # every prefix of a form's initials
+        self.by_letters: dict[str, list[_Form]] = defaultdict(list)
+        self.by_place: dict[tuple[str, str], list[_Form]] = defaultdict(list)
+        self.by_page: dict[str, list[_Form]] = defaultdict(list)
+        for g in forms:
+            self.by_letters[g.letters].append(g)
+            for end in range(1, len(g.letters) + 1):
+                self.by_prefix[g.letters[:end]].append(g)
+            if g.volume and g.page:
+                self.by_place[(g.volume, g.page)].append(g)
+            if _telling_page(g.page):
+                self.by_page[g.page].append(g)
+
+    def near(self, f: _Form) -> Iterable[_Form]:
+        yield from self.by_place.get((f.volume, f.page), ())
+        yield from self.by_page.get(f.page, ())
+        if f.letters:
+            yield from self.by_prefix.get(f.letters, ())
+            for end in range(1, len(f.letters)):
+                yield from self.by_letters.get(f.letters[:end], ())
+
+
+def _among_themselves(loose: dict[str, list[_Form]]) -> dict[str, str]:
+    """Keys without volume and page (a conference paper, a book, a report) that no fuller identity takes,
+    merged with each other: a group of keys of which every two agree (`_agree`) takes the identity of
+    its member with a page, else its first. A key agreeing with two that disagree stays apart: it
+    cannot tell which of two works it names."""
+    near = _Near(f for forms in loose.values() for f in forms)
+    agrees: dict[str, set[str]] = {i: {g.identity for f in forms for g in near.near(f)
+                                       if g.identity != i and _agree(f, g)} for i, forms in loose.items()}
+    out: dict[str, str] = {}
+    for identity in sorted(loose):
+        if identity in out or not agrees[identity]:
+            continue
+        group = {identity} | agrees[identity]
+        if all(agrees[i] == group - {i} for i in group):
+            target = min(group, key=lambda i: (not any(f.page for f in loose[i]), i))
+            out.update({i: target for i in group if i != target})
     return out
 
 
