@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from bib2graph import curation
 
 from ..integration.conftest import copy_workspace
@@ -63,4 +65,13 @@ def test_bad_decisions_record_nothing(gui):
             assert (body(response)["error"]["code"], response.status_code) == (code, status), payload
         not_json = client.post("/api/decisions", content=b"reject W1", headers={"Content-Type": "text/plain"})
         assert body(not_json)["error"]["code"] == "USAGE_ERROR"
+        # a body over 1 MiB (a 6 MB one was read and processed) is refused before any route reads it,
+        # whether its length is declared or it comes in chunks
+        padded = json.dumps({"decision": "reject", "ids": [work], "reason": "r", "x": "y" * (1 << 20)}).encode()
+        chunks = (padded[i:i + 65536] for i in range(0, len(padded), 65536))
+        for response in (client.post("/api/decisions", content=padded, headers={"Content-Type": "application/json"}),
+                         client.post("/api/decisions", content=chunks, headers={"Content-Type": "application/json"})):
+            assert (body(response)["error"]["code"], response.status_code) == ("PAYLOAD_TOO_LARGE", 413)
+        small = client.post("/api/decisions", content=b"x" * 1000, headers={"Content-Type": "application/json"})
+        assert body(small)["error"]["code"] == "USAGE_ERROR"   # a body under the cap reaches its route
     assert (gui.root / "config/curation.tsv").read_bytes() == before

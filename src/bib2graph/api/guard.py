@@ -5,6 +5,10 @@ on another origin cannot reach the API through DNS rebinding. The token (per ser
 `Authorization: Bearer`, as `?token=` (which also sets the `b2g_token` cookie, so the page opened
 from the printed URL keeps working) or as that cookie; it is compared in constant time. Missing or
 wrong: 401 `UNAUTHORIZED`. No CORS headers are sent, so browsers keep other origins out.
+
+Then the body: more than `MAX_REQUEST` bytes (1 MiB, the cap of an MCP call's arguments) is refused
+before any route reads it, 413 `PAYLOAD_TOO_LARGE`: by its Content-Length, or, sent in chunks, once
+that much has come.
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ from starlette.requests import HTTPConnection
 from starlette.responses import Response
 from starlette.routing import Match
 
+from .. import curation
 from ..errors import UsageError
 from ..service.envelope import failure
+from ..service.verbs import MAX_REQUEST
 from .respond import envelope_response
 
 COOKIE = "b2g_token"
@@ -51,7 +57,36 @@ class Guard:
                                "missing or wrong token: open the URL `b2g gui` printed, or send "
                                "`Authorization: Bearer TOKEN`")
             return
+        receive = await self._bounded(conn, receive)
+        if receive is None:
+            await self._refuse(scope, _nothing, send, "PAYLOAD_TOO_LARGE",
+                               f"the request body takes more than {MAX_REQUEST} bytes (1 MiB); send at most "
+                               f"{curation.MAX_IDS_PER_CALL} IDs per call")
+            return
         await self.app(scope, receive, self._with_cookie(send) if source == "query" else send)
+
+    @staticmethod
+    async def _bounded(conn: HTTPConnection, receive: Callable) -> Callable | None:
+        """`receive` for the app, or None when the body is over `MAX_REQUEST` bytes. A declared length
+        is trusted (the server stops a body at it); a chunked body is read here and replayed."""
+        length = conn.headers.get("content-length")
+        if length is not None:
+            return None if not length.isdigit() or int(length) > MAX_REQUEST else receive
+        if "chunked" not in conn.headers.get("transfer-encoding", "").lower():
+            return receive
+        messages, size = [], 0
+        while True:
+            message = await receive()
+            messages.append(message)
+            size += len(message.get("body", b""))
+            if size > MAX_REQUEST:
+                return None
+            if message["type"] != "http.request" or not message.get("more_body"):
+                break
+
+        async def replay() -> dict:
+            return messages.pop(0) if messages else await receive()
+        return replay
 
     def _with_cookie(self, send: Callable) -> Callable:
         cookie = f"{COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/".encode("latin-1")
@@ -65,6 +100,11 @@ class Guard:
     async def _refuse(self, scope: dict, receive: Callable, send: Callable, code: str, message: str) -> None:
         response: Response = envelope_response(failure(self.command_of(scope), UsageError(message, code=code)))
         await response(scope, receive, send)
+
+
+async def _nothing() -> dict:
+    """The body of a refused request, which no route reads."""
+    return {"type": "http.request", "body": b"", "more_body": False}
 
 
 def route_namer(routes: list) -> Callable[[dict], str]:

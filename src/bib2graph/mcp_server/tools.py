@@ -24,10 +24,10 @@ from .. import curation
 from ..errors import UsageError
 from ..service.jobs import check_request
 from ..service.perform import outcome, perform
-from ..service.verbs import PLUMBING, VERBS, Param, Verb
+from ..service.verbs import MAX_REQUEST, PLUMBING, VERBS, Param, Verb
 from ..service.workspace import Workspace
 
-MAX_ARGUMENTS = 1 << 20
+MAX_ARGUMENTS = MAX_REQUEST
 MAX_STRING = curation.MAX_LINE
 MAX_ITEMS = curation.MAX_IDS_PER_CALL
 _SNAKEMAKE_ARGS = ("args", "snakemake_args")

@@ -105,6 +105,9 @@ KIND = arg("kind")
 # Parameters that choose where or how a call prints, not what it asks: left out of the request an
 # idempotency key stands for, and of the MCP tools (the server has one workspace and speaks JSON).
 PLUMBING = ("json_flag", "workspace", "idempotency_key", "wait")
+#: bytes one call may send (the MCP tool's arguments as JSON, the local API's request body): no verb needs
+#: more (decisions are capped at `curation.MAX_IDS_PER_CALL` IDs), and a bigger one only costs memory
+MAX_REQUEST = 1 << 20
 
 # Groups of subverbs that are no verb themselves: their help.
 GROUPS = {"curate": "Curation at scale: dump the works awaiting a decision to CSV, apply a reviewed copy."}
