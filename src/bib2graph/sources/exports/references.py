@@ -400,7 +400,8 @@ def author_key(name: str | None) -> str | None:
 
 def _is_given(token: str) -> bool:
     """"Barry", "Amanda": a given name as Scopus and WoS write one out (a surname in mixed case is its
-    first word, which no rule here cuts)."""
+    first word, which no rule here cuts). A full stop may follow it ("Meiggs Russell.")."""
+    token = token.removesuffix(".")
     return len(token) > 1 and token[:1].isupper() and token[1:].isalpha() and token[1:].islower()
 
 
@@ -413,8 +414,10 @@ def _is_initials(token: str) -> bool:
 
 
 def _number(value: str | None) -> str:
-    digits = re.sub(r"\D", "", value or "")
-    return digits.lstrip("0") or ("0" if digits else "")
+    """The first run of digits, without leading zeros: a range is named by where it starts, as Scopus
+    writes it ("V16-17" and "16-17" are the volume Scopus writes "16"; "S16-S26" starts on page 16)."""
+    found = re.search(r"\d+", value or "")
+    return (found.group().lstrip("0") or "0") if found else ""
 
 
 def source_key(name: str | None, fold: "SourceFolding | None" = None, year: int | None = None) -> str:
