@@ -113,8 +113,10 @@ def child(mode: str, path: Path) -> dict:
             references += len(record.references)
         out = {"records": records, "references": references, "skips": len(skips)}
     elif mode == "sources":   # the whole sources job: read, merge, parse and resolve every reference, write
+        import pyarrow as pa
         from bib2graph.sources.ingest import SCHEMAS, import_files, table_writer
 
+        pa.set_memory_pool(pa.system_memory_pool())   # Arrow on malloc, as the job runs it (phases.run_sources)
         with tempfile.TemporaryDirectory(prefix="b2g-bench-sources-") as tmp:
             write = table_writer({name: Path(tmp) / f"{name}.parquet" for name in SCHEMAS})
             counts = import_files([path], [path.name], ["wos"], write=write, scratch=Path(tmp))
