@@ -47,6 +47,7 @@ def _run(sql: str, params: list[Any] | None, named: bool | None) -> Any:
             return [dict(zip(names, row)) for row in found]
     except duckdb.Error as exc:
         files = [p for p in params or [] if isinstance(p, str) and p.endswith(".parquet")]
+        files = [f for f in files if f"'{f}'" in str(exc)] or files   # the one DuckDB names, when it names one
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise DataError(f"cannot read {', '.join(files) or 'the artifacts'}: {reason}; `b2g run` rebuilds it",
                         code="ARTIFACT_CORRUPT", details={"files": files}) from None
