@@ -129,6 +129,19 @@ def test_real_pairs_agree_at_least_as_measured(name, pair_counts):
     assert pair_counts[name]["agreement"][0]["jaccard"] >= FLOORS[name]
 
 
+def test_the_import_joins_a_work_its_exports_date_a_year_apart(pair_files, monkeypatch):
+    """What the import merges (in DuckDB, a group at a time) is what `merge_identities` defines: here a
+    reference WoS dates 2021 (with its DOI) and Scopus 2020 (online first)."""
+    from bib2graph.sources import reference_table
+
+    merged: dict[str, str] = {}
+    fuller = reference_table.ReferenceTable.fuller
+    monkeypatch.setattr(reference_table.ReferenceTable, "fuller", lambda self: merged.update(fuller(self)) or merged)
+    wos, scopus = pair_files["dse"]
+    ingest([wos, scopus], [wos.name, scopus.name])
+    assert merged["key:CHINN C|2020||50|51"] == "doi:10.3102/0013189x20940683"
+
+
 def test_one_file_or_one_database_has_no_agreement(pair_files):
     wos, scopus = pair_files["bibjoin"]
     assert "agreement" not in ingest([wos], [wos.name]).counts
@@ -239,6 +252,10 @@ def _final(forms: list[tuple[str, str]]) -> set[str]:
     # a double volume: WoS keeps both numbers, Scopus the first
     [("Zunde M., 1999, DENDROCHRONOLOGIA, V16-17, P119", "wos"),
      ("Zunde M., Dendrochronology of wood in bridges, Dendrochronologia, 16-17, pp. 119-130, (1999)", "scopus")],
+    # online one year, in print the next: WoS and Scopus date it apart; volume and page tell
+    [("Büntgen U, 2014, FRONT ECOL ENVIRON, V12, P100, DOI 10.1890/130089", "wos"),
+     ("Buntgen U., Tegel W., Kaplan J.O., Cultural and environmental history of timber, Frontiers in Ecology and "
+      "the Environment, 12, 2, pp. 100-106, (2013)", "scopus")],
 ])
 def test_wos_and_scopus_forms_of_one_work_take_one_identity(forms):
     assert len(_final(forms)) == 1
@@ -266,6 +283,13 @@ def test_wos_and_scopus_forms_of_one_work_take_one_identity(forms):
     [("Lee K, 2019, IEEE T IMAGE PROCESS, V28, P1200, DOI 10.1109/tip.2019.1", "wos"),
      ("Lee K, 2019, IEEE T MED IMAGING, V38, P1200, DOI 10.1109/tmi.2019.2", "wos"),
      ("Lee K., A third paper, Some Conference, pp. 1200-1210, (2019)", "scopus")],
+    # a volume and page a year apart in sources that do not agree, and two years apart in one source
+    [("Smith J, 2010, J APPL PHYS, V5, P10", "wos"), ("Smith J., A paper, Nature, 5, pp. 10-20, (2011)", "scopus")],
+    [("Smith J, 2010, J APPL PHYS, V5, P10", "wos"), ("Smith J., A paper, J. Appl. Phys., 5, pp. 10-20, (2012)",
+                                                     "scopus")],
+    # two DOIs of one volume and page a year apart
+    [("Smith J, 2010, J APPL PHYS, V5, P10, DOI 10.1063/1.1000001", "wos"),
+     ("Smith J, 2011, J APPL PHYS, V5, P10, DOI 10.1063/1.1000002", "wos")],
 ])
 def test_different_works_stay_apart(forms):
     assert len(_final(forms)) == len(forms)

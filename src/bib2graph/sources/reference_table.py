@@ -212,17 +212,24 @@ class ReferenceTable:
                             (SELECT *, unnest([title_1, title_2]) AS k {dated}) WHERE k IS NOT NULL),
                         g AS (SELECT y, k FROM t GROUP BY y, k HAVING max({_RANK}) >= 3 AND min({_RANK}) < max({_RANK}))
                         SELECT t.* FROM t SEMI JOIN g ON t.y = g.y AND t.k = g.k ORDER BY t.y, t.k""")
-        return merge_forms(self._groups(blocks_q), list(self._groups(titled_q)))
+        placed_q = (f"""WITH p AS (SELECT DISTINCT f_surname AS s, f_volume AS v, f_page AS pg, year, {cols} {dated}
+                                   AND f_surname <> '' AND f_volume <> '' AND f_page <> ''
+                                   AND NOT starts_with(identity, 'raw:')),
+                         g AS (SELECT s, v, pg FROM p GROUP BY s, v, pg HAVING count(DISTINCT year) > 1)
+                    SELECT p.* FROM p SEMI JOIN g ON p.s = g.s AND p.v = g.v AND p.pg = g.pg
+                    ORDER BY p.s, p.v, p.pg""")
+        return merge_forms(self._groups(blocks_q), list(self._groups(titled_q)), self._groups(placed_q, 3, True))
 
-    def _groups(self, query: str) -> Iterator[set[_Form]]:
-        """The forms of `query`'s rows (two grouping columns, then a form's fields), one set per group."""
+    def _groups(self, query: str, keys: int = 2, dated: bool = False) -> Iterator[set]:
+        """The forms of `query`'s rows (`keys` grouping columns, then, when `dated`, the year, then a form's
+        fields), one set per group: of forms, or of (year, form)."""
         current, forms = None, set()
         for row in self._rows(query):
-            if row[:2] != current:
+            if row[:keys] != current:
                 if forms:
                     yield forms
-                current, forms = row[:2], set()
-            forms.add(_Form(*row[2:]))
+                current, forms = row[:keys], set()
+            forms.add((row[keys], _Form(*row[keys + 1:])) if dated else _Form(*row[keys:]))
         if forms:
             yield forms
 

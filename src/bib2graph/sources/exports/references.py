@@ -39,11 +39,11 @@ It compares every distinct parsed reference within one surname and year: volume 
 both give them, initials equal where both give them, and when volume and page do not both match, a first
 page of two digits or more equal or the sources agreeing (one's initials start the other's: "SENSORS-BASEL"
 and "Sensors"); keys without volume and page that no fuller identity takes merge with each other where
-every two agree; a reference still unmatched takes the one better identity of the same year whose title
-(or WoS source, for a book) is written alike (Scopus drops corporate authors WoS names). A key between two
-candidates takes neither, and a DOI is never mapped: two DOIs never merge. A reference that names no work
-(`names_a_work`: a bare "(2016)", "[Anonymous], 2016") gets no identity: as one node it would couple every
-work citing one.
+every two agree; forms of one surname, volume and page a year apart are one work; a reference still
+unmatched takes the one better identity of the same year whose title (or WoS source, for a book) is written
+alike (Scopus drops corporate authors WoS names). A key between two candidates takes neither, and a DOI is
+never mapped: two DOIs never merge. A reference that names no work (`names_a_work`: a bare "(2016)",
+"[Anonymous], 2016") gets no identity: as one node it would couple every work citing one.
 """
 
 from __future__ import annotations
@@ -507,20 +507,24 @@ def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = Non
     The fuller identities are the DOIs, the PMIDs and the keys with volume and page. References are
     compared within one surname and year (`_agree`); a key takes the one fuller identity (followed to
     its DOI) some reference of which agrees with one of its own, and with two candidates it takes none.
+    Forms of one surname, volume and first page dated a year apart name one work (`_across_years`).
     A reference still unmatched whose title (or, as WoS writes a book, source) of at least
     `TITLE_CHARS` letters equals that of references of the same year and a compatible author takes
     their one better identity. A DOI or PMID is never mapped, so two DOIs never merge."""
     blocks: dict[tuple[str, int], set[_Form]] = defaultdict(set)
     titled: dict[tuple[int, str], set[_Form]] = defaultdict(set)
+    placed: dict[tuple[str, str, str], set[tuple[int, _Form]]] = defaultdict(set)
     for ref in refs:
         if ref.year is None:
             continue
         form, block, titles = form_parts(ref, fold)
         if block is not None:
             blocks[block].add(form)
+            if form.volume and form.page:
+                placed[(form.surname, form.volume, form.page)].add((ref.year, form))
         for title in titles:
             titled[(ref.year, title)].add(form)
-    return merge_forms(blocks.values(), titled.values())
+    return merge_forms(blocks.values(), titled.values(), placed.values())
 
 
 def form_parts(ref: ParsedRef, fold: SourceFolding | None = None,
@@ -540,12 +544,16 @@ def form_parts(ref: ParsedRef, fold: SourceFolding | None = None,
     return form, block, titles
 
 
-def merge_forms(blocks: Iterable[set["_Form"]], titled: Iterable[set["_Form"]]) -> dict[str, str]:
+def merge_forms(blocks: Iterable[set["_Form"]], titled: Iterable[set["_Form"]],
+                placed: Iterable[set[tuple[int, "_Form"]]] = ()) -> dict[str, str]:
     """`merge_identities` over its forms already grouped: `blocks` one set per surname and year, `titled`
-    one set per year and title letters (a set of one form may be left out: it can match nothing)."""
+    one set per year and title letters, `placed` one set of (year, form) per surname, volume and first
+    page (a set that cannot match anything may be left out: one form, one year)."""
     merged: dict[str, str] = {}
     for forms in blocks:
         merged.update(_merge_block(forms))
+    for dated in placed:
+        merged.update(_across_years(dated, merged))
     # better identities first, so that a candidate is already followed to where it maps
     for form, forms in sorted(((f, fs) for fs in titled for f in fs if f.rank >= 3),
                               key=lambda pair: (pair[0].rank, pair[0].identity)):
@@ -555,7 +563,56 @@ def merge_forms(blocks: Iterable[set["_Form"]], titled: Iterable[set["_Form"]]) 
                  if g.rank < form.rank and _same_author(form, g) and _numbers_agree(form, g)}
         if len(found) == 1:
             merged[form.identity] = found.pop()
-    return {key: merged.get(merged[key], merged[key]) for key in sorted(merged)}
+    return {key: _root(merged, key) for key in sorted(merged)}
+
+
+def _root(merged: dict[str, str], identity: str) -> str:
+    """Where `identity` ends up, following maps made by later passes onto earlier targets."""
+    seen = {identity}
+    while (identity := merged.get(identity, identity)) not in seen:
+        seen.add(identity)
+    return identity
+
+
+def _across_years(dated: set[tuple[int, "_Form"]], merged: dict[str, str]) -> dict[str, str]:
+    """Forms of one surname, volume and first page whose years are one apart name one work when their
+    initials and sources agree where both give them: a paper online one year and in print the next is
+    dated one way by WoS and the other by Scopus ("Büntgen U, 2014, FRONT ECOL ENVIRON, V12, P100" and
+    "Buntgen U., …, 12, pp. 100-…, (2013)"). Each group of identities so joined takes its one DOI (or
+    PMID), else its first key; a group holding two DOIs stays apart."""
+    forms = sorted(dated, key=lambda pair: (pair[0], pair[1].identity))
+    parent: dict[str, str] = {}
+
+    def find(identity: str) -> str:
+        identity = _root(merged, identity)
+        while parent.get(identity, identity) != identity:
+            identity = parent[identity]
+        return identity
+
+    for i, (year, f) in enumerate(forms):
+        for other_year, g in forms[i + 1:]:
+            if other_year - year == 1 and _same_author(f, g) and _sources_agree(f, g):
+                a, b = sorted((find(f.identity), find(g.identity)))
+                if a != b:
+                    parent[b] = a
+    groups: dict[str, set[str]] = defaultdict(set)
+    for _, f in forms:
+        identity = _root(merged, f.identity)
+        groups[find(identity)].add(identity)
+    out: dict[str, str] = {}
+    for members in groups.values():
+        better = sorted(m for m in members if m.startswith(("doi:", "pmid:")))
+        if len(members) < 2 or len(better) > 1:
+            continue
+        target = better[0] if better else min(members)
+        out.update({m: target for m in members if m != target})
+    return out
+
+
+def _sources_agree(a: _Form, b: _Form) -> bool:
+    """One's source initials start the other's, or either gives none."""
+    short, long = sorted((a.letters, b.letters), key=len)
+    return long.startswith(short)
 
 
 TITLE_CHARS = 20
