@@ -40,11 +40,13 @@ def tab_refs(path: Path) -> list[list[str]]:
     return [[cr.strip() for cr in (row.get("CR") or "").split(";") if cr.strip()] for row in rows]
 
 
-def direct_spectrum(records: list[list[str]]) -> tuple[Counter, Counter, dict[int, Counter]]:
+def direct_spectrum(records: list[list[str]]) -> tuple[Counter, Counter, dict[int, Counter], Counter, Counter]:
     """N(y) counted from the CR lines (each distinct line of a record once), the lines that repeat an
-    author and year already cited by the same record (the only ones an identity can merge), and the lines
-    per year."""
-    counts, repeats, lines = Counter(), Counter(), {}
+    author and year already cited by the same record (the only ones an identity can merge within a year),
+    the lines per year, and the lines an identity can move to a year next to theirs or from one: those
+    whose author, volume and page some line of the file gives a year earlier or later (online first, then
+    in print)."""
+    counts, repeats, lines, placed = Counter(), Counter(), {}, []
     for refs in records:
         seen = set()
         for cr in dict.fromkeys(r.upper() for r in refs):
@@ -56,7 +58,19 @@ def direct_spectrum(records: list[list[str]]) -> tuple[Counter, Counter, dict[in
                 repeats[year] += author_year in seen
                 seen.add(author_year)
                 lines.setdefault(year, Counter())[cr] += 1
-    return counts, repeats, lines
+                volume, page = re.search(r", V(\d+)", cr), re.search(r", P(\d+)", cr)
+                if volume and page:
+                    placed.append((start(cr)[0], volume.group(1), page.group(1), year))
+    years = {}
+    for author, volume, page, year in placed:
+        years.setdefault((author, volume, page), set()).add(year)
+    moved_out, moved_in = Counter(), Counter()
+    for author, volume, page, year in placed:
+        near = years[(author, volume, page)] & {year - 1, year + 1}
+        moved_out[year] += bool(near)
+        for other in near:
+            moved_in[other] += 1
+    return counts, repeats, lines, moved_out, moved_in
 
 
 def start(cr: str) -> tuple[str, ...]:
@@ -81,11 +95,12 @@ def test_peaks_are_the_years_a_direct_count_finds(name, reader):
     bundle = found.bundle
     citations = rpys.cited_years(bundle.references, bundle.works, found.cited)
     table = rpys.spectrum(citations["year"])
-    counts, repeats, lines = direct_spectrum(reader(path))
+    counts, repeats, lines, moved_out, moved_in = direct_spectrum(reader(path))
     assert table["year"].tolist() == list(range(min(counts), max(counts) + 1))
     for year, n in zip(table["year"], table["citations"]):
-        # one citation per cited work and citing record: only lines repeating an author and year can merge
-        assert counts[year] - repeats[year] <= n <= counts[year], year
+        # one citation per cited work and citing record: only lines repeating an author and year can merge,
+        # and lines of one author, volume and page a year apart can move to the year of their one work
+        assert counts[year] - repeats[year] - moved_out[year] <= n <= counts[year] + moved_in[year], year
     assert sum(counts.values()) - table["citations"].sum() <= 0.01 * sum(counts.values())
     peaks = rpys.peaks(table)
     assert peaks == direct_peaks(counts) and len(peaks) >= 3
@@ -102,8 +117,9 @@ def test_peaks_are_the_years_a_direct_count_finds(name, reader):
         if identity.startswith("doi:"):   # a DOI is counted directly: the records whose CR lines give it
             doi = identity[4:].upper()
             with_doi = sum(any(f"DOI {doi}" in cr.upper() for cr in refs) for refs in records)
-            author_year = start(cited["raw"][top["referenced_id"].iat[0]])
-            same_start = sum(any(start(cr) == author_year for cr in refs) for refs in records)
+            author, year_text = start(cited["raw"][top["referenced_id"].iat[0]])
+            near = {(author, str(int(year_text) + y)) for y in (-1, 0, 1)}   # a line a year apart may join it
+            same_start = sum(any(start(cr) in near for cr in refs) for refs in records)
             # lines without the DOI join it (the fuller citation's identity), but never other works' lines
             assert with_doi <= top["citations"].iat[0] <= same_start
             checked_doi += 1
