@@ -658,10 +658,9 @@ def _numbers_agree(a: _Form, b: _Form) -> bool:
 def _agree(a: _Form, b: _Form) -> bool:
     """Two forms of one surname and year name one work: initials, volume and page equal where both give
     them, and either volume and page both equal, or a telling first page equal (`_telling_page`), or the
-    sources agree, one's initials starting the
-    other's ("S" for Sensors and "SB" for SENSORS-BASEL, "GPC" for Glob. Planet. Chang. and GLOBAL
-    PLANET CHANGE), their numbers equal. Without a volume or page in common the shorter initials need
-    two letters."""
+    sources agree, one's initials starting the other's ("S" for Sensors and "SB" for SENSORS-BASEL, "GPC"
+    for Glob. Planet. Chang. and GLOBAL PLANET CHANGE), their numbers equal. Without a volume or page in
+    common the shorter initials need two letters."""
     if (a.initial and b.initial and a.initial != b.initial) or not _numbers_agree(a, b):
         return False
     volume, page = bool(a.volume and a.volume == b.volume), bool(a.page and a.page == b.page)
