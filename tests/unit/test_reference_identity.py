@@ -12,6 +12,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bib2graph.sources.agreement import agreements, coupling_agreement, database
 from bib2graph.sources.exports.references import (ParsedRef, arxiv_id, author_key, identity_key, merge_identities,
@@ -382,3 +384,28 @@ def test_latin_letters_without_an_accent_to_strip_are_transliterated():
         assert names.author_key(written) == names.author_key(ascii_form), written
         assert reference_author(written) == reference_author(ascii_form), written
     assert names.fold("Øresund ß 王小明") == "ORESUND SS" and names.ascii_text("naïve café") == "naive cafe"
+
+
+# ------------------------------------------------------------------------------------ invariants
+
+_REFS = st.builds(
+    ParsedRef, raw=st.just(""), first_author=st.sampled_from(["Smith J", "Smith J.A.", "Smith K", None]),
+    year=st.sampled_from([2010, 2011]), source=st.sampled_from(["J Appl Phys", "Journal of Applied Physics", "J",
+                                                                "Nature", None]),
+    volume=st.sampled_from(["5", None]), page=st.sampled_from(["10", "1", None]),
+    doi=st.sampled_from([None, None, "10.1063/1.1", "10.1063/1.2", "10.1038/n.3"]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_REFS, min_size=1, max_size=12), st.randoms(use_true_random=False))
+def test_merging_keeps_every_doi_its_own_and_ignores_the_order(refs, random):
+    """Whatever the references: a DOI is never mapped, every target is final (mapped no further) and
+    among the references' identities, and the same references in another order merge the same way."""
+    merged = merge_identities(refs)
+    identities = {identity_key(r) for r in refs}
+    assert not any(k.startswith("doi:") for k in merged)
+    assert all(target in identities and target not in merged for target in merged.values())
+    assert set(merged) <= identities
+    shuffled = list(refs)
+    random.shuffle(shuffled)
+    assert merge_identities(shuffled) == merged
