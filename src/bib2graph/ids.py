@@ -4,6 +4,7 @@ CLI call that takes an ID uses them."""
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 _OPENALEX_PREFIXES = ("https://openalex.org/", "http://openalex.org/", "openalex.org/")
 #: a DOI resolver's URL, with or without its scheme (``https://www.doi.org/``, ``dx.doi.org/``, ``doi.org/``)
@@ -49,19 +50,13 @@ def normalize_doi(value: str | None) -> str | None:
     value = str(value).strip()
     url = _DOI_URL.match(value)
     if url:
-        value = _unquote(value[url.end():])
+        value = unquote(value[url.end():])
     else:
         value = _DOI_LABEL.sub("", value, count=1)
         if "/" not in value and "%2f" in value.lower():
-            value = _unquote(value)
+            value = unquote(value)
     value = value.strip().lower()
     return value if value.startswith("10.") else None
-
-
-def _unquote(text: str) -> str:
-    from urllib.parse import unquote
-
-    return unquote(text)
 
 
 _PMID_PREFIXES = ("https://pubmed.ncbi.nlm.nih.gov/", "http://pubmed.ncbi.nlm.nih.gov/",

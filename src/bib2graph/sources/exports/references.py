@@ -580,25 +580,25 @@ def _across_years(dated: set[tuple[int, "_Form"]], merged: dict[str, str]) -> di
     dated one way by WoS and the other by Scopus ("Büntgen U, 2014, FRONT ECOL ENVIRON, V12, P100" and
     "Buntgen U., …, 12, pp. 100-…, (2013)"). Each group of identities so joined takes its one DOI (or
     PMID), else its first key; a group holding two DOIs stays apart."""
-    forms = sorted(dated, key=lambda pair: (pair[0], pair[1].identity))
-    parent: dict[str, str] = {}
+    forms = sorted(((year, _root(merged, f.identity), f) for year, f in dated), key=lambda t: (t[0], t[2].identity))
+    parent: dict[str, str] = {}   # the identities (where earlier passes took them) joined so far
 
     def find(identity: str) -> str:
-        identity = _root(merged, identity)
         while parent.get(identity, identity) != identity:
             identity = parent[identity]
         return identity
 
-    for i, (year, f) in enumerate(forms):
-        for other_year, g in forms[i + 1:]:
-            if other_year - year == 1 and _same_author(f, g) and _sources_agree(f, g):
-                a, b = sorted((find(f.identity), find(g.identity)))
+    for i, (year, root, f) in enumerate(forms):
+        for other_year, other_root, g in forms[i + 1:]:
+            if other_year > year + 1:
+                break
+            if other_year == year + 1 and _same_author(f, g) and _sources_agree(f, g):
+                a, b = sorted((find(root), find(other_root)))
                 if a != b:
                     parent[b] = a
     groups: dict[str, set[str]] = defaultdict(set)
-    for _, f in forms:
-        identity = _root(merged, f.identity)
-        groups[find(identity)].add(identity)
+    for _, root, _ in forms:
+        groups[find(root)].add(root)
     out: dict[str, str] = {}
     for members in groups.values():
         better = sorted(m for m in members if m.startswith(("doi:", "pmid:")))
@@ -668,8 +668,7 @@ def _agree(a: _Form, b: _Form) -> bool:
         return True
     if not (a.letters and b.letters) or a.numbers != b.numbers:
         return False
-    short, long = sorted((a.letters, b.letters), key=len)
-    return long.startswith(short) and (volume or page or len(short) >= 2)
+    return _sources_agree(a, b) and (volume or page or min(len(a.letters), len(b.letters)) >= 2)
 
 
 def _telling_page(page: str) -> bool:
