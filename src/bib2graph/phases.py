@@ -361,7 +361,7 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
     lap = stopwatch(timings)
     formats = spec["export"]["formats"]
     net = Network.read(Path(inp["metrics"]).parent, evidence=False)   # reads only its declared inputs
-    corpus = Bundle.read(_folder(inp["corpus"]))
+    corpus = _export_corpus(kind, _folder(inp["corpus"]))
     xy = _positions(inp["layout"], net.nodes["node_id"])
     folder = Path(out["manifest"]).parent
     lap("read")
@@ -401,6 +401,16 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
         csv_written()
         lap("csv")
     return {"formats": formats, "files": export_names(formats), "edges": held, "reduction": reduction}
+
+
+def _export_corpus(kind: str, folder: Path) -> Bundle:
+    """The corpus tables the export job uses: a work network's nodes carry fields of `works` (abstracts
+    included); an item network's bibliography finds each work's items in the tables its network job read."""
+    from .export.reading import PAPER_KINDS
+
+    if kind in PAPER_KINDS:
+        return Bundle.read(folder, tables=("works",))
+    return Bundle.read(folder, without=NETWORK_UNREAD, tables=NETWORK_TABLES[kind])
 
 
 def _export_bibliography(spec: dict, kind: str, inp: Named, net, corpus: Bundle, folder: Path) -> None:

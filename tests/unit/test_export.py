@@ -11,6 +11,8 @@ from pathlib import Path
 import networkx as nx
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bib2graph.export import FORMATS, write_csv, write_gexf, write_graphml, write_pajek, write_vosviewer
 from bib2graph.networks import build
@@ -466,3 +468,64 @@ def test_an_export_job_with_two_threads_writes_the_same_files(networks, sep, tmp
     assert names == sorted(p.name for p in (tmp_path / "two").iterdir()) and "edges.csv" in names
     for name in names:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+_XML_HOSTILE = st.sampled_from(list("a &<>\"'\r\n\t\x0b\x0c\x1c\x1d\x1e\x1f\x00\x08\x0e\x1b\x7f\x85é\u2028\ufffe\uffff\ud800"
+                                    "\U0001F600") + ["\r\n"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.lists(_XML_HOSTILE, max_size=12).map("".join), st.text(max_size=12)), max_size=6),
+       st.booleans())
+def test_xml_cells_escape_each_cell_as_the_per_cell_escape(values, attribute):
+    """The Arrow escape of a column equals `_xml` of each cell: entities, character references, line
+    breaks, characters XML cannot hold (a surrogate anywhere sends the column through Python)."""
+    from bib2graph.export.graphml import _xml, xml_cells
+
+    got = xml_cells(pd.Series(values, dtype=object), attribute).to_pylist()
+    assert got == [_xml(v, attribute) if isinstance(v, str) else None for v in values]
+
+
+def test_work_nodes_with_hostile_text_give_the_bytes_of_the_per_row_writers(tmp_path):
+    """Abstracts, venues and titles with markup, quotes, line breaks, controls and non-ASCII letters: the
+    column-wise GraphML and GEXF equal the per-row writers' (export_reference), and nodes missing from the
+    corpus carry no corpus fields."""
+    from . import export_reference as old
+
+    texts = ['<b>"Q&A"</b>\r\nline\x0bbreak', "Ærø – naïve\u2028café", "tab\there", "plain"]
+
+    def places(k: int) -> dict:   # institutions whose commonest country is a tie, a majority, or none
+        return {"institutions": [{"id": f"https://openalex.org/I{k % 3}", "display_name": texts[k % 4],
+                                  "country_code": [None, "FR", "DE", "US"][k % 4]}]}
+
+    def work(k: int) -> dict:
+        return {"id": f"https://openalex.org/W{k}", "title": texts[k % 4], "publication_year": 2000 + k,
+                "abstract_inverted_index": {texts[(k + 1) % 4]: [0], "end": [1]},
+                "primary_location": {"source": {"display_name": texts[(k + 2) % 4]}},
+                "cited_by_count": k, "authorships": [_author(texts[k % 4], f"A{k}") | places(k),
+                                                    _author(texts[(k + 1) % 4], "A9") | places(k + 1)],
+                "referenced_works": ["https://openalex.org/W100", "https://openalex.org/W101", f"https://openalex.org/W{k + 1}"]}
+
+    corpus = bundle_from_works([work(k) for k in range(1, 6)])
+    for kind in ("coupling", "citation", "cocitation", "coauthorship", "institutions"):
+        net = build(kind, corpus, {}, FAST)
+        assert len(net.edges), kind
+        for writer, reference in ((write_graphml, old.write_graphml), (write_gexf, old.write_gexf)):
+            writer(net, corpus, tmp_path / "new")
+            reference(net, corpus, tmp_path / "old")
+            assert (tmp_path / "new").read_bytes() == (tmp_path / "old").read_bytes(), (kind, writer)
+
+
+def test_a_long_column_of_repeated_cells_is_written_as_pandas_writes_it():
+    """Past `_SHARED_MIN` rows a text column with few distinct cells (an edge table's node IDs) is escaped
+    once per distinct cell: formulas defused, separators quoted, nulls empty, row order kept."""
+    from bib2graph.export.csv import _SHARED_MIN, frame_text
+
+    from . import export_reference as old
+
+    cells = ["W1", "=SUM(A1)", 'say "hi"', "a,b", None, "line\nbreak", "-2+3"]
+    n = _SHARED_MIN + 11
+    frame = pd.DataFrame({"source": pd.Series([cells[k % 7] for k in range(n)], dtype="str"),
+                          "target": pd.Series([cells[(k * 3) % 7] for k in range(n)], dtype=object),
+                          "label": [f"+{k}" if k % 5 else f"x{k}" for k in range(n)]})
+    assert frame_text(frame) == old.frame_text(frame)

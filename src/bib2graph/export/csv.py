@@ -18,6 +18,8 @@ from .text import arrow_strings, chunks, float_repr, int_text, write_parts
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _FORMULA_FIRST = pa.array(_FORMULA_START)
 _NEEDS_QUOTES = (",", '"', "\n")
+#: cells from which a text column is worth escaping by its distinct values
+_SHARED_MIN = 1 << 16
 
 
 def _any_of(text: pa.Array, needles: tuple[str, ...]):
@@ -40,6 +42,15 @@ def _text_cells(values: pd.Series) -> pa.Array:
     if values.dtype == object and not all(isinstance(v, str) for v in values.dropna()):
         values = values.map(lambda v: v if pd.isna(v) or isinstance(v, str) else str(v))   # as pandas writes them
     text = arrow_strings(values)
+    if len(text) >= _SHARED_MIN:   # an edge table's node IDs: each distinct cell escaped once
+        coded = pc.dictionary_encode(text)
+        if 2 * len(coded.dictionary) <= len(text):
+            return _escaped(coded.dictionary).take(coded.indices)
+    return _escaped(text)
+
+
+def _escaped(text: pa.Array) -> pa.Array:
+    """Each cell defused and quoted as `_text_cells` says."""
     formula = pc.is_in(pc.utf8_slice_codeunits(text, 0, 1), value_set=_FORMULA_FIRST)   # cheaper than a regex
     if pc.any(formula).as_py():
         text = pc.if_else(formula, pc.binary_join_element_wise("'", text, ""), text)

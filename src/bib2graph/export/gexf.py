@@ -1,11 +1,11 @@
 """GEXF 1.2 export (Gephi's native format) with typed attributes and no timestamp, so output is stable.
 
 Written column-wise, as GraphML is (graphml.py): the bytes are those networkx's ``generate_gexf`` gives for
-the graph `to_networkx` builds, less its clock-dependent ``lastmodifieddate`` and the empty ``name``
-networkx gives ``<graph>`` (GEXF's schema has no such attribute), characters XML cannot hold left out
-(graphml.xml_chars): attribute IDs by first use
-(node attributes, then the edges' ``count``), the edge block of ``<attributes>`` first, edges numbered
-in networkx's order with ``weight`` as an XML attribute.
+the graph of the tables (tests/unit/export_reference.py), less its clock-dependent ``lastmodifieddate``
+and the empty ``name`` networkx gives ``<graph>`` (GEXF's schema has no such attribute), characters XML
+cannot hold left out (graphml.xml_chars): attribute IDs by first use (node attributes, then the edges'
+``count``), the edge block of ``<attributes>`` first, edges numbered in networkx's order with ``weight``
+as an XML attribute.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from ..errors import DataError
 from ..tables import Bundle
-from .graphml import _TYPES, _column, _edge_order, _node_columns, _xml
+from .graphml import _TYPES, _column, _edge_order, _node_columns, _xml, xml_cells
 from .text import chunks, float_repr, int_text, node_blocks, node_codes, write_parts
 
 _HEAD = ('<gexf {viz}xmlns="http://www.gexf.net/1.2draft" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
@@ -54,10 +54,10 @@ def gexf_parts(network, corpus: Bundle | None = None, xy=None):
         yield "".join(f'      <attribute id="{ids[name]}" title="{_xml(name, True)}" type="{_TYPES[texts[name][0]]}" />\n'
                       for _, _, name in sorted(firsts))
         yield "    </attributes>\n"
-    node_ids = pa.array([_xml(str(i), True) for i in network.nodes["node_id"]], type=pa.string())
+    node_ids = xml_cells(network.nodes["node_id"].astype(str), True)
     if n:
         yield "    <nodes>\n"
-        label_text = pa.array([_xml(x, True) for x in labels], type=pa.string())
+        label_text = xml_cells(labels, True)
         cells = ['      <node id="', node_ids, '" label="', label_text, '">\n']
         if xy is not None:
             cells += ['        <viz:position x="', float_repr(xy[:, 0]), '" y="', float_repr(xy[:, 1]),

@@ -1,10 +1,10 @@
 """GraphML export (Gephi, Cytoscape, yEd, networkx) with typed node and edge attributes.
 
-Written column-wise: each attribute column becomes its ``<data>`` lines in Arrow, and the edges, the bulk
-of the file, are written a chunk at a time. The bytes are those networkx's ``generate_graphml`` gives for
-the graph `to_networkx` builds (key IDs ``d0``… in order of first use, listed last first; non-ASCII
-characters as character references; graph attributes after the edges), so a file reads back in networkx
-with the same attributes and types.
+Written column-wise: each attribute column becomes its ``<data>`` lines in Arrow (text escaped in Arrow
+too), and the edges, the bulk of the file, are written a chunk at a time. The bytes are those networkx's
+``generate_graphml`` gives for the graph of the tables (tests/unit/export_reference.py builds it): key IDs
+``d0``… in order of first use, listed last first; non-ASCII characters as character references; graph
+attributes after the edges. So a file reads back in networkx with the same attributes and types.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from ..errors import DataError
 from ..tables import Bundle
-from .common import NODE_ATTRIBUTES, _corpus_extras, clean, cluster_labels, node_url
+from .common import NODE_ATTRIBUTES, clean, cluster_labels, corpus_columns, node_url
 from .text import chunks, float_repr, int_text, node_blocks, node_codes, write_parts
 
 _HEAD = ('<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
@@ -34,6 +34,11 @@ _TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 #: return (those `_LINE_BREAKS` turns into newlines aside), surrogates, U+FFFE and U+FFFF
 _NOT_XML = re.compile("[\x00-\x08\x0e-\x1b\x1f\ud800-\udfff\ufffe\uffff]")
 _TYPES = {str: "string", int: "long", float: "double", bool: "boolean"}
+#: `_NOT_XML` and `_LINE_BREAKS` as RE2 (Arrow's regex engine) reads them; Arrow's UTF-8 holds no surrogates
+_NOT_XML_RE2 = r"[\x00-\x08\x0e-\x1b\x1f\x{FFFE}\x{FFFF}]"
+_LINE_BREAKS_RE2 = r"\r\n|[\r\x0b\x0c\x1c\x1d\x1e]"
+_TEXT_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"))   # "&" first: the others write one
+_ATTRIBUTE_ESCAPES = _TEXT_ESCAPES + (('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"), ("\t", "&#09;"))
 
 
 def xml_chars(value: str) -> str:
@@ -50,6 +55,37 @@ def _xml(value: str, attribute: bool = False) -> str:
     return _LINE_BREAKS.sub("\n", text)
 
 
+def _text(values) -> pa.Array | None:
+    """The column as an Arrow string array, nulls where a cell is missing; None where a cell is neither
+    text nor missing, or holds a surrogate (which UTF-8 cannot)."""
+    try:
+        text = pa.array(values, from_pandas=True)
+    except (pa.ArrowException, UnicodeEncodeError):
+        return None
+    if pa.types.is_null(text.type) or pa.types.is_string(text.type) or pa.types.is_large_string(text.type):
+        return text.cast(pa.string())
+    return None
+
+
+def xml_cells(values, attribute: bool = False) -> pa.Array:
+    """`_xml` of each text cell (null where it holds no text), computed in Arrow: an abstract per node made
+    this the export's largest cost in Python. Only cells with non-ASCII characters go through Python, for
+    their character references."""
+    text = _text(values)
+    if text is None:
+        return pa.array([_xml(v, attribute) if isinstance(v, str) else None for v in pd.Series(values, dtype=object)],
+                        type=pa.string())
+    text = pc.replace_substring_regex(text, _NOT_XML_RE2, "")
+    for old, new in _ATTRIBUTE_ESCAPES if attribute else _TEXT_ESCAPES:
+        text = pc.replace_substring(text, old, new)
+    text = pc.replace_substring_regex(text, _LINE_BREAKS_RE2, "\n")
+    wide = pc.invert(pc.fill_null(pc.string_is_ascii(text), True))
+    if not pc.any(wide).as_py():
+        return text
+    cells = [cell.encode("ascii", "xmlcharrefreplace").decode("ascii") for cell in pc.filter(text, wide).to_pylist()]
+    return pc.replace_with_mask(text, wide, pa.array(cells, type=pa.string()))
+
+
 def _column(values: pd.Series, attribute: bool = False) -> tuple[type, pa.Array]:
     """(Python type, text of each cell or null where networkx would omit the attribute); `attribute`:
     text escaped for an XML attribute's value rather than element text."""
@@ -60,27 +96,20 @@ def _column(values: pd.Series, attribute: bool = False) -> tuple[type, pa.Array]
     if pd.api.types.is_float_dtype(values.dtype):
         x = values.to_numpy(dtype=np.float64, na_value=np.nan)
         return float, pc.if_else(pa.array(np.isfinite(x)), float_repr(x), pa.nulls(len(x), pa.string()))
-    cells = [_xml(v, attribute) if isinstance(v, str) else None for v in values.astype(object)]
-    return str, pa.array(cells, type=pa.string())
+    return str, xml_cells(values, attribute)
 
 
 def _node_columns(network, corpus: Bundle | None) -> dict[str, pd.Series]:
-    """The node attributes in networkx's order (to_networkx's dict order), one column each."""
+    """The node attributes in networkx's order (the reference graph's dict order), one column each."""
     nodes = network.nodes
     columns = {key: nodes[key] for key in NODE_ATTRIBUTES}
-    columns["label"] = pd.Series([clean(x) for x in nodes["label"]], dtype=object)
+    columns["label"] = pd.Series([clean(x) for x in nodes["label"].tolist()], dtype=object)
     columns["url"] = pd.Series([node_url(i, d if isinstance(d, str) else None)
-                                for i, d in zip(nodes["node_id"], nodes["doi"])], dtype=object)
+                                for i, d in zip(nodes["node_id"].tolist(), nodes["doi"].tolist())], dtype=object)
     names = cluster_labels(network)
-    columns["cluster_label"] = pd.Series([names.get(int(c)) if pd.notna(c) else None for c in nodes["cluster"]],
+    columns["cluster_label"] = pd.Series([names.get(int(c)) if pd.notna(c) else None for c in nodes["cluster"].tolist()],
                                          dtype=object)
-    extras = _corpus_extras(network, corpus)
-    found = list(dict.fromkeys(k for attrs in extras.values() for k in attrs))
-    for key in found:
-        values = [extras.get(i, {}).get(key) for i in nodes["node_id"]]
-        kinds = {type(v) for v in values if v is not None}
-        dtype = "Int64" if kinds == {int} else "float64" if kinds == {float} else object
-        columns[key] = pd.Series(values, dtype=dtype)
+    columns.update(corpus_columns(network, corpus))
     return {k: v.reset_index(drop=True) for k, v in columns.items()}
 
 
@@ -129,9 +158,9 @@ def graphml_parts(network, corpus: Bundle | None = None, xy=None):
         yield ('  <key id="x" for="node" attr.name="x" attr.type="double" />\n'
                '  <key id="y" for="node" attr.name="y" attr.type="double" />\n')
     yield f'  <graph edgedefault="{"directed" if network.directed else "undirected"}">\n'
-    node_ids = [_xml(str(i), True) for i in network.nodes["node_id"]]
+    node_ids = xml_cells(network.nodes["node_id"].astype(str), True)
     if n:
-        cells = [pa.array([f'    <node id="{i}">\n' for i in node_ids], type=pa.string())]
+        cells = [pc.binary_join_element_wise('    <node id="', node_ids, '">\n', "")]
         if xy is not None:   # first, where positions were added to networkx's file before
             for k, key in enumerate(("x", "y")):
                 cells.append(pc.binary_join_element_wise(f'      <data key="{key}">', float_repr(xy[:, k]),
@@ -147,13 +176,12 @@ def graphml_parts(network, corpus: Bundle | None = None, xy=None):
         ids = network.nodes["node_id"]
         order, s, t = _edge_order(network, (node_codes(ids, network.edges["source"]),
                                             node_codes(ids, network.edges["target"])))
-        attr_ids = pa.array(node_ids, type=pa.string())
         count = network.edges["count"].to_numpy(dtype=np.float64)
         weight = network.edges["weight"].to_numpy(dtype=np.float64)
         for part in chunks(m):
             rows = order[part]
             yield pc.binary_join_element_wise(
-                '    <edge source="', attr_ids.take(pa.array(s[part])), '" target="', attr_ids.take(pa.array(t[part])),
+                '    <edge source="', node_ids.take(pa.array(s[part])), '" target="', node_ids.take(pa.array(t[part])),
                 f'">\n      <data key="{edge_ids["count"]}">', float_repr(count[rows]),
                 f'</data>\n      <data key="{edge_ids["weight"]}">', float_repr(weight[rows]),
                 "</data>\n    </edge>\n", "")
