@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import os
 from collections import Counter, defaultdict
 from itertools import combinations
 from pathlib import Path
@@ -579,12 +580,36 @@ def test_a_job_with_two_threads_builds_the_same_network(sep, monkeypatch):
     assert len(forks) == 2 and busy.metrics == build("cocitation", sep, {}, {"stability_runs": 3}).metrics
 
 
-def test_a_core_is_spare_when_the_load_leaves_one_beside_the_job():
-    from bib2graph.networks.beside import spare_core
+def test_a_core_is_spare_when_two_of_ours_are_idle_but_for_the_job():
+    from bib2graph.networks.beside import idle_cores, spare_core
 
-    assert spare_core(load=0.9, cpus=2) and spare_core(load=1.0, cpus=2) and spare_core(load=6.5, cpus=8)
-    assert not spare_core(load=1.2, cpus=2) and not spare_core(load=0.0, cpus=1) and not spare_core(load=3.0, cpus=2)
-    assert isinstance(spare_core(), bool)   # the machine's own load and CPUs
+    # measured while the job sleeps: its own core is idle too
+    assert spare_core(idle=2.0, cpus=2) and spare_core(idle=1.8, cpus=2) and spare_core(idle=5.5, cpus=8)
+    assert not spare_core(idle=1.0, cpus=2) and not spare_core(idle=2.0, cpus=1) and not spare_core(idle=0.0, cpus=8)
+    assert 0.0 <= idle_cores(0.05) <= len(os.sched_getaffinity(0)) + 0.01   # the machine's own CPUs
+    assert isinstance(spare_core(), bool)
+
+
+def test_a_core_kept_busy_beside_is_not_spare():
+    """Two processes spinning on two of our CPUs (the job's and the one a child would take) leave at most
+    the others idle, whatever the load average says."""
+    import subprocess
+    import sys
+
+    from bib2graph.networks.beside import SPARE, idle_cores
+
+    ours = sorted(os.sched_getaffinity(0))
+    assert len(ours) >= 2, "the test machine has two CPUs (README)"
+    spin = "import os, sys; os.sched_setaffinity(0, {%d}); print(flush=True)\nwhile True: pass"
+    spinners = [subprocess.Popen([sys.executable, "-c", spin % c], stdout=subprocess.PIPE) for c in ours[:2]]
+    try:
+        for spinner in spinners:
+            spinner.stdout.readline()   # spinning from here on
+        assert idle_cores(0.5) < len(ours) - 2 + SPARE
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
 
 
 def test_work_beside_the_job_that_dies_is_done_again_in_the_job():

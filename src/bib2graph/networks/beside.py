@@ -26,18 +26,51 @@ FORK_MAX_EDGES = 20_000_000
 CHILD_NICENESS = 19
 
 
-def spare_core(load: float | None = None, cpus: int | None = None) -> bool:
-    """Whether the machine has a core to spare for a child: two or more usable CPUs (`cpus`) and a 1-minute
-    load average (`load`, default the machine's) of at most their number less one, the job counting one.
-    On a busy node a child at the lowest priority only waits while the job waits for it (at 20k works
-    beside a test suite using both cores the stability run took 13–28 s so, against one Leiden call's
-    4–13 s in the job): there the work is better done in the job, after its own stages. Where it runs
-    changes no result."""
-    if load is None:
-        load = os.getloadavg()[0]
+def spare_core(idle: float | None = None, cpus: int | None = None) -> bool:
+    """Whether the machine has a core to spare for a child: two or more usable CPUs (`cpus`, the job's
+    affinity) of which other processes leave the job's own and `SPARE` of another idle (`idle`, default
+    `idle_cores()`, measured while the job waits for it). On a busy node a child at the lowest priority only waits while the job waits for it (at
+    20k works beside a test suite using both cores the stability run took 13–28 s so, against one Leiden
+    call's 4–13 s in the job): there the work is better done in the job, after its own stages. Where it
+    runs changes no result.
+
+    Idle time, not the load average: the 1-minute load lags, and counts the job's own past and the jobs
+    that ran before it on that core, so on an idle two-core machine it often stood above 1 and the child
+    was refused."""
     if cpus is None:
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return cpus >= 2 and load <= cpus - 1
+        cpus = len(_our_cpus())
+    if cpus < 2:
+        return False
+    if idle is None:
+        idle = idle_cores()
+    return idle >= 1 + SPARE
+
+
+#: idle CPU capacity, in cores, beside the job's own that counts as a core to spare (slack for short
+#: bursts of other work)
+SPARE = 0.75
+#: seconds over which `idle_cores` measures
+IDLE_WINDOW = 0.2
+
+
+def _our_cpus() -> list[int]:
+    """The CPUs this process may run on (a SLURM allocation or cpuset narrows them)."""
+    if hasattr(os, "sched_getaffinity"):
+        return sorted(os.sched_getaffinity(0))
+    return list(range(os.cpu_count() or 1))
+
+
+def idle_cores(window: float = IDLE_WINDOW) -> float:
+    """The idle capacity, in cores, of the CPUs this process may use, over the next `window` seconds
+    (psutil's per-CPU times); where they cannot be read, what the 1-minute load average leaves."""
+    import psutil
+
+    ours = _our_cpus()
+    try:
+        busy = psutil.cpu_percent(interval=window, percpu=True)
+        return sum(100.0 - busy[k] for k in ours if k < len(busy)) / 100.0
+    except (OSError, RuntimeError, NotImplementedError):   # pragma: no cover - platforms without CPU times
+        return max(0.0, len(ours) - os.getloadavg()[0])
 
 
 def beside(*works: Callable[[], Any]) -> list[Callable[[], Any]]:
