@@ -13,8 +13,7 @@ import pandas as pd
 from bib2graph.atomic import write_json, write_text
 from bib2graph.export.common import NODE_ATTRIBUTES, clean, cluster_labels, native, node_url
 from bib2graph.tables import Bundle
-from bib2graph.export.pajek import pajek_labels
-from bib2graph.export.vosviewer import MAX_CLUSTER, WEIGHTS, _map_label, _scores
+from bib2graph.export.vosviewer import MAX_CLUSTER, WEIGHTS, _scores
 
 # --- the networkx graph, per node and edge ---
 
@@ -63,6 +62,20 @@ def to_networkx(network, corpus: Bundle | None = None, xy=None) -> nx.Graph:
     for row in network.edges.itertuples(index=False):
         graph.add_edge(row.source, row.target, count=float(row.count), weight=float(row.weight))
     return graph
+
+
+def pajek_labels(network) -> list[str]:
+    labels = [clean(x).replace('"', "'").replace("\\", "/") or str(i)
+              for x, i in zip(network.nodes["label"], network.nodes["node_id"])]
+    seen: dict[str, int] = {}
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+    return [f"{label} [{node_id}]" if seen[label] > 1 else label
+            for label, node_id in zip(labels, network.nodes["node_id"])]
+
+
+def _map_label(label: str) -> str:
+    return f'"{label}"' if ("," in label or ";" in label) else label
 
 
 # --- GraphML: networkx, then x and y added in a text pass ---

@@ -529,3 +529,55 @@ def test_a_long_column_of_repeated_cells_is_written_as_pandas_writes_it():
                           "target": pd.Series([cells[(k * 3) % 7] for k in range(n)], dtype=object),
                           "label": [f"+{k}" if k % 5 else f"x{k}" for k in range(n)]})
     assert frame_text(frame) == old.frame_text(frame)
+
+
+def test_python_spaces_are_what_str_strip_strips():
+    from bib2graph.export.common import PYTHON_SPACES
+
+    assert set(PYTHON_SPACES) == {chr(c) for c in range(0x110000) if chr(c).isspace()}
+
+
+_IDS = st.one_of(st.from_regex(r"[WAISTCPF][0-9]{1,4}\n?", fullmatch=True), st.just("keywords/x\n"),
+                 st.just("W١٢"), st.just("W12\n\n"), st.lists(_XML_HOSTILE, max_size=6).map("".join),
+                 st.text(max_size=8).map(lambda t: "keywords/" + t))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_IDS, st.one_of(st.none(), st.just(""), st.text(max_size=6)),
+                          st.one_of(st.lists(_XML_HOSTILE, max_size=10).map("".join), st.text(max_size=10))),
+                max_size=6))
+def test_column_helpers_give_what_the_per_cell_functions_give(rows):
+    """`clean_cells`, `url_cells` and VOSviewer's JSON strings equal `clean`, `node_url` and `json.dumps`
+    cell for cell, on IDs Python's regex and RE2 could read apart and labels of any whitespace."""
+    from bib2graph.export.common import clean, clean_cells, node_url, url_cells
+    from bib2graph.export.vosviewer import _json_text
+
+    rows = [r for r in rows if "\ud800" not in r[0] + r[2]]   # tables come from Parquet: UTF-8 holds no surrogates
+    ids = pd.Series([r[0] for r in rows], dtype=object)
+    dois = pd.Series([r[1] for r in rows], dtype=object)
+    labels = pd.Series([r[2] for r in rows], dtype=object)
+    assert clean_cells(labels).to_pylist() == [clean(x) for x in labels]
+    assert url_cells(ids, dois).to_pylist() == [node_url(i, d) for i, d in zip(ids, dois)]
+    assert _json_text(ids).to_pylist() == [json.dumps(i, ensure_ascii=False) for i in ids]
+
+
+def test_pajek_and_vosviewer_labels_of_any_text_give_the_per_row_bytes(tmp_path):
+    """Shared, empty, quoted, backslashed, separated and non-ASCII labels: Pajek and VOSviewer files equal
+    the per-row writers'."""
+    from bib2graph.networks import Network
+
+    from . import export_reference as old
+
+    labels = ['Same', 'Pair', '', ' \u3000 ', 'a "quoted" \\ path', 'x, y; z', 'Pair\x85', '\tSame\n', 'naïve']
+    ids = [f"A{k}" for k in range(len(labels))]
+    nodes = pd.DataFrame({"node_id": ids, "label": labels, "doi": [None, "10.1/x", "", None, None, None, None, None, None],
+                          "occurrences": 1, "cluster": [1, 1, 2, 2, 3, 3, 4, 4, 5], "year": 2000})
+    edges = pd.DataFrame({"source": ids[:-1], "target": ids[1:], "count": 1.0, "weight": 0.5})
+    net = Network(kind="coauthorship", directed=False, nodes=nodes, edges=edges, evidence=None, metrics={})
+    write_pajek(net, tmp_path / "new.net")
+    old.write_pajek(net, tmp_path / "old.net")
+    assert (tmp_path / "new.net").read_bytes() == (tmp_path / "old.net").read_bytes()
+    write_vosviewer(net, tmp_path / "m", tmp_path / "n", tmp_path / "j")
+    old.write_vosviewer(net, tmp_path / "om", tmp_path / "on", tmp_path / "oj")
+    for file in ("m", "n", "j"):
+        assert (tmp_path / file).read_bytes() == (tmp_path / f"o{file}").read_bytes(), file

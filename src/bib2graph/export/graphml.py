@@ -19,8 +19,9 @@ import pyarrow.compute as pc
 
 from ..errors import DataError
 from ..tables import Bundle
-from .common import NODE_ATTRIBUTES, clean, cluster_labels, corpus_columns, node_url
-from .text import chunks, float_repr, int_text, node_blocks, node_codes, write_parts
+from .common import NODE_ATTRIBUTES, clean_cells, cluster_labels, corpus_columns, url_cells
+from .text import chunks, float_repr, int_text, node_blocks, node_codes, string_array, write_parts
+from .text_columns import python, where
 
 _HEAD = ('<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
          'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
@@ -37,6 +38,8 @@ _TYPES = {str: "string", int: "long", float: "double", bool: "boolean"}
 #: `_NOT_XML` and `_LINE_BREAKS` as RE2 (Arrow's regex engine) reads them; Arrow's UTF-8 holds no surrogates
 _NOT_XML_RE2 = r"[\x00-\x08\x0e-\x1b\x1f\x{FFFE}\x{FFFF}]"
 _LINE_BREAKS_RE2 = r"\r\n|[\r\x0b\x0c\x1c\x1d\x1e]"
+#: a cell holding none of these needs no escape: what `_xml` removes, escapes or breaks as a line
+_SPECIAL_RE2 = r'[&<>"\x00-\x1f\x{FFFE}\x{FFFF}]'
 _TEXT_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"))   # "&" first: the others write one
 _ATTRIBUTE_ESCAPES = _TEXT_ESCAPES + (('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"), ("\t", "&#09;"))
 
@@ -55,35 +58,24 @@ def _xml(value: str, attribute: bool = False) -> str:
     return _LINE_BREAKS.sub("\n", text)
 
 
-def _text(values) -> pa.Array | None:
-    """The column as an Arrow string array, nulls where a cell is missing; None where a cell is neither
-    text nor missing, or holds a surrogate (which UTF-8 cannot)."""
-    try:
-        text = pa.array(values, from_pandas=True)
-    except (pa.ArrowException, UnicodeEncodeError):
-        return None
-    if pa.types.is_null(text.type) or pa.types.is_string(text.type) or pa.types.is_large_string(text.type):
-        return text.cast(pa.string())
-    return None
-
-
 def xml_cells(values, attribute: bool = False) -> pa.Array:
     """`_xml` of each text cell (null where it holds no text), computed in Arrow: an abstract per node made
     this the export's largest cost in Python. Only cells with non-ASCII characters go through Python, for
     their character references."""
-    text = _text(values)
+    text = string_array(values)
     if text is None:
         return pa.array([_xml(v, attribute) if isinstance(v, str) else None for v in pd.Series(values, dtype=object)],
                         type=pa.string())
-    text = pc.replace_substring_regex(text, _NOT_XML_RE2, "")
-    for old, new in _ATTRIBUTE_ESCAPES if attribute else _TEXT_ESCAPES:
-        text = pc.replace_substring(text, old, new)
-    text = pc.replace_substring_regex(text, _LINE_BREAKS_RE2, "\n")
+
+    def escaped(some: pa.Array) -> pa.Array:
+        some = pc.replace_substring_regex(some, _NOT_XML_RE2, "")
+        for old, new in _ATTRIBUTE_ESCAPES if attribute else _TEXT_ESCAPES:
+            some = pc.replace_substring(some, old, new)
+        return pc.replace_substring_regex(some, _LINE_BREAKS_RE2, "\n")
+
+    text = where(text, pc.match_substring_regex(text, _SPECIAL_RE2), escaped)   # one scan; most cells need nothing
     wide = pc.invert(pc.fill_null(pc.string_is_ascii(text), True))
-    if not pc.any(wide).as_py():
-        return text
-    cells = [cell.encode("ascii", "xmlcharrefreplace").decode("ascii") for cell in pc.filter(text, wide).to_pylist()]
-    return pc.replace_with_mask(text, wide, pa.array(cells, type=pa.string()))
+    return python(text, wide, lambda cell: cell.encode("ascii", "xmlcharrefreplace").decode("ascii"))
 
 
 def _column(values: pd.Series, attribute: bool = False) -> tuple[type, pa.Array]:
@@ -103,9 +95,8 @@ def _node_columns(network, corpus: Bundle | None) -> dict[str, pd.Series]:
     """The node attributes in networkx's order (the reference graph's dict order), one column each."""
     nodes = network.nodes
     columns = {key: nodes[key] for key in NODE_ATTRIBUTES}
-    columns["label"] = pd.Series([clean(x) for x in nodes["label"].tolist()], dtype=object)
-    columns["url"] = pd.Series([node_url(i, d if isinstance(d, str) else None)
-                                for i, d in zip(nodes["node_id"].tolist(), nodes["doi"].tolist())], dtype=object)
+    columns["label"] = clean_cells(nodes["label"]).to_pandas()
+    columns["url"] = url_cells(nodes["node_id"], nodes["doi"]).to_pandas()
     names = cluster_labels(network)
     columns["cluster_label"] = pd.Series([names.get(int(c)) if pd.notna(c) else None for c in nodes["cluster"].tolist()],
                                          dtype=object)

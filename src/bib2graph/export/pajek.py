@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from .common import clean
-from .text import chunks, int_text, lines, node_codes, number_g10, write_parts
+from .common import clean_cells
+from .text import arrow_strings, chunks, int_text, lines, node_codes, number_g10, write_parts
 
 
 def pajek_labels(network) -> list[str]:
     """Vertex labels: the node label, or ``label [node_id]`` where several nodes share it (Pajek and
     networkx identify vertices by label). Double quotes become single quotes and backslashes slashes,
-    because Pajek has no escape syntax."""
-    labels = [clean(x).replace('"', "'").replace("\\", "/") or str(i)
-              for x, i in zip(network.nodes["label"], network.nodes["node_id"])]
-    seen: dict[str, int] = {}
-    for label in labels:
-        seen[label] = seen.get(label, 0) + 1
-    return [f"{label} [{node_id}]" if seen[label] > 1 else label
-            for label, node_id in zip(labels, network.nodes["node_id"])]
+    because Pajek has no escape syntax; an empty label is the node ID."""
+    ids = arrow_strings(network.nodes["node_id"])
+    labels = pc.replace_substring(pc.replace_substring(clean_cells(network.nodes["label"]), '"', "'"), "\\", "/")
+    labels = pc.if_else(pc.equal(labels, ""), ids, labels)
+    codes = pc.dictionary_encode(labels)
+    shared = (np.bincount(codes.indices.to_numpy(), minlength=len(codes.dictionary)) > 1)[codes.indices.to_numpy()]
+    return pc.if_else(pa.array(shared, type=pa.bool_()), pc.binary_join_element_wise(labels, " [", ids, "]", ""),
+                      labels).to_pylist()
 
 
 def write_pajek(network, path: str | os.PathLike[str]) -> None:

@@ -136,6 +136,18 @@ def node_codes(node_ids, values) -> np.ndarray:
     return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
+def string_array(values) -> pa.Array | None:
+    """The column as an Arrow string array, nulls where a cell is missing; None where a cell is neither
+    text nor missing, or holds a surrogate (which UTF-8 cannot): the callers' Python path."""
+    try:
+        text = pa.array(values, from_pandas=True) if not isinstance(values, pa.Array) else values
+    except (pa.ArrowException, UnicodeEncodeError):
+        return None
+    if pa.types.is_null(text.type) or pa.types.is_string(text.type) or pa.types.is_large_string(text.type):
+        return text.cast(pa.string())
+    return None
+
+
 def arrow_strings(values) -> pa.Array:
     """A column as an Arrow string array (pandas' Arrow-backed strings without a copy)."""
     array = pa.array(values, from_pandas=True) if not isinstance(values, (pa.Array, pa.ChunkedArray)) else values

@@ -61,7 +61,7 @@ def where(values: pa.Array, mask: pa.Array, fix, source: pa.Array | None = None)
 def python(values: pa.Array, mask: pa.Array, function, source: pa.Array | None = None) -> pa.Array:
     """`values` with the rows `mask` marks replaced by `function` of each (of `source`'s row, default
     `values`'), in Python: the few rows no kernel states exactly."""
-    return where(values, mask, lambda some: pa.array([function(v) for v in some.to_pylist()], TEXT), source)
+    return where(values, mask, lambda some: pa.array([function(v) for v in some.to_pylist()], values.type), source)
 
 
 def per_distinct(values: pa.Array, function) -> pa.Array:

@@ -21,8 +21,9 @@ import json
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .common import clean, cluster_labels, native, node_url
-from .text import chunks, float_repr, int_text, lines, node_codes, number_g10, write_parts
+from .common import clean_cells, cluster_labels, url_cells
+from .text import arrow_strings, chunks, float_repr, int_text, lines, node_codes, number_g10, write_parts
+from .text_columns import json_string
 
 MAX_CLUSTER = 1000
 WEIGHTS = (("Links", "degree"), ("Total link strength", "link_strength"), ("Occurrences", "occurrences"))
@@ -44,8 +45,8 @@ def _items(network, links: pd.DataFrame) -> pd.DataFrame:
     nodes = network.nodes
     items = pd.DataFrame({
         "id": np.arange(1, len(nodes) + 1),
-        "label": [clean(x).replace('"', "'") for x in nodes["label"]],
-        "url": [node_url(i, native(d)) or "" for i, d in zip(nodes["node_id"], nodes["doi"])],
+        "label": pc.replace_substring(clean_cells(nodes["label"]), '"', "'").to_pylist(),
+        "url": pc.fill_null(url_cells(nodes["node_id"], nodes["doi"]), "").to_pylist(),
         "cluster": np.minimum(nodes["cluster"].to_numpy(dtype=np.int64), MAX_CLUSTER),
     })
     size = len(nodes) + 1
@@ -63,9 +64,11 @@ def _number(value) -> str:
     return str(int(value)) if value.is_integer() else f"{value:.10g}"
 
 
-def _map_label(label: str) -> str:
+def _map_labels(labels) -> pa.Array:
     """Labels with a comma or semicolon are enclosed in double quotes, as the map format requires."""
-    return f'"{label}"' if ("," in label or ";" in label) else label
+    labels = pa.array(labels, type=pa.string())
+    separated = pc.or_(pc.match_substring(labels, ","), pc.match_substring(labels, ";"))
+    return pc.if_else(separated, pc.binary_join_element_wise('"', labels, '"', ""), labels)
 
 
 def _scores(network) -> tuple[str, list] | tuple[None, None]:
@@ -85,7 +88,7 @@ def _coordinate(value) -> str:
 def _map_rows(network, items: pd.DataFrame, xy, score, years) -> str:
     header = ["id", "label", "url"] + (["x", "y"] if xy is not None else []) + ["cluster"]
     header += [f"weight<{name}>" for name, _ in WEIGHTS] + ([f"score<{score}>"] if score else [])
-    columns = [int_text(items["id"]), pa.array([_map_label(x) for x in items["label"]], type=pa.string()),
+    columns = [int_text(items["id"]), _map_labels(items["label"]),
                pa.array(items["url"], type=pa.string())]
     columns += [float_repr(xy[:, 0]), float_repr(xy[:, 1])] if xy is not None else []
     columns.append(int_text(items["cluster"]))
@@ -119,7 +122,8 @@ def _json_links(links: pd.DataFrame):
 
 
 def _json_text(values) -> pa.Array:
-    return pa.array([json.dumps(v, ensure_ascii=False) for v in values], type=pa.string())
+    """Each text as `json.dumps` (``ensure_ascii=False``) writes it."""
+    return json_string(arrow_strings(values).cast(pa.large_string())).cast(pa.string())
 
 
 def _json_numbers(values) -> pa.Array:
@@ -134,13 +138,14 @@ def _json_items(network, items: pd.DataFrame, xy, score, years):
         yield "[]"
         return
     cells = ['      {\n        "cluster": ', int_text(items["cluster"]), ',\n        "description": ',
-             _json_text(str(i) for i in network.nodes["node_id"]), ',\n        "id": ', int_text(items["id"]),
+             _json_text(network.nodes["node_id"].astype(str)), ',\n        "id": ', int_text(items["id"]),
              ',\n        "label": ', _json_text(items["label"]), ",\n"]
     if score:
         cells += [f'        "scores": {{\n          {json.dumps(score)}: ',
                   int_text(years) if all(isinstance(y, int) for y in years) else float_repr(years), "\n        },\n"]
-    url = pa.array([f'        "url": {json.dumps(u, ensure_ascii=False)},\n' if u else None for u in items["url"]],
-                   type=pa.string())
+    urls = pa.array(items["url"], type=pa.string())
+    url = pc.if_else(pc.equal(urls, ""), pa.scalar(None, pa.string()),
+                     pc.binary_join_element_wise('        "url": ', _json_text(urls), ",\n", ""))
     cells += [url, '        "weights": {\n          "Links": ', _json_numbers(items["Links"]),
               ',\n          "Occurrences": ', _json_numbers(items["Occurrences"]),
               ',\n          "Total link strength": ', _json_numbers(items["Total link strength"]), "\n        }"]
