@@ -83,8 +83,7 @@ _WORK_KINDS = ("coupling", "cocitation", "citation")
 
 def _extras_table(network, corpus: Bundle) -> pd.DataFrame | None:
     """The corpus's extra attributes by node ID (its index), or None for kinds that take none: bibliographic
-    fields of work nodes, the commonest country of an institution
-    (ties to the first code)."""
+    fields of work nodes, the commonest country of an institution (ties to the first code)."""
     if network.kind in _WORK_KINDS:
         return corpus.works[["work_id", *WORK_EXTRAS]].drop_duplicates("work_id").set_index("work_id")
     if network.kind == "institutions":

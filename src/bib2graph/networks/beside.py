@@ -29,10 +29,10 @@ CHILD_NICENESS = 19
 def spare_core(idle: float | None = None, cpus: int | None = None) -> bool:
     """Whether the machine has a core to spare for a child: two or more usable CPUs (`cpus`, the job's
     affinity) of which other processes leave the job's own and `SPARE` of another idle (`idle`, default
-    `idle_cores()`, measured while the job waits for it). On a busy node a child at the lowest priority only waits while the job waits for it (at
-    20k works beside a test suite using both cores the stability run took 13–28 s so, against one Leiden
-    call's 4–13 s in the job): there the work is better done in the job, after its own stages. Where it
-    runs changes no result.
+    `idle_cores()`, measured while the job waits for it). On a busy node a child at the lowest priority
+    only waits while the job waits for it (at 20k works beside a test suite using both cores the stability
+    run took 13–28 s so, against one Leiden call's 4–13 s in the job): there the work is better done in
+    the job, after its own stages. Where it runs changes no result.
 
     Idle time, not the load average: the 1-minute load lags, and counts the job's own past and the jobs
     that ran before it on that core, so on an idle two-core machine it often stood above 1 and the child
