@@ -12,8 +12,8 @@ import pandas as pd
 
 from bib2graph.atomic import write_json, write_text
 from bib2graph.export.common import NODE_ATTRIBUTES, clean, cluster_labels, native, node_url
-from bib2graph.tables import Bundle
 from bib2graph.export.vosviewer import MAX_CLUSTER, WEIGHTS, _scores
+from bib2graph.tables import Bundle
 
 # --- the networkx graph, per node and edge ---
 

@@ -532,7 +532,7 @@ def test_a_long_column_of_repeated_cells_is_written_as_pandas_writes_it():
 
 
 def test_python_spaces_are_what_str_strip_strips():
-    from bib2graph.export.common import PYTHON_SPACES
+    from bib2graph.export.text_columns import PYTHON_SPACES
 
     assert set(PYTHON_SPACES) == {chr(c) for c in range(0x110000) if chr(c).isspace()}
 

@@ -11,14 +11,12 @@ import pyarrow.compute as pc
 
 from ..tables import Bundle
 from .text import string_array
+from .text_columns import PYTHON_SPACES
 
 _OPENALEX_ID = re.compile(r"^(?:[WAISTCPF]\d+|keywords/.+)$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 #: `_OPENALEX_ID` as RE2 reads an ASCII ID the same way (Python's ``$`` also matches before a final newline)
 _OPENALEX_ID_RE2 = r"^(?:[WAISTCPF][0-9]+|keywords/.+)\n?$"
-#: what Python's str.strip() strips: every character for which str.isspace() holds (a test checks)
-PYTHON_SPACES = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-                 "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 
 
 def node_url(node_id: str, doi) -> str | None:

@@ -18,9 +18,12 @@ import pyarrow.compute as pc
 #: Text columns are large strings, as pandas writes them: a chunk's entries may pass 2 GB
 TEXT = pa.large_string()
 
-#: White space as Python's str.split(), str.strip() and re's \s see it (str.isspace)
-_SPACES = ("\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}"
-           "\\x{205f}\\x{3000}")   # and " "
+#: White space as Python's str.split(), str.strip() and re's \s see it: every character for which
+#: str.isspace() holds (a test checks)
+PYTHON_SPACES = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+                 "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+#: The same but " ", as RE2 escapes inside a character class
+_SPACES = "".join(f"\\x{{{ord(c):x}}}" for c in PYTHON_SPACES if c != " ")
 #: A run of white space that is not one plain space: only those are rewritten
 _ODD_RUN = f" [ {_SPACES}]+|[{_SPACES}][ {_SPACES}]*"
 #: BibTeX's specials but the backslash, in an order in which no replacement is replaced again

@@ -45,8 +45,8 @@ def _items(network, links: pd.DataFrame) -> pd.DataFrame:
     nodes = network.nodes
     items = pd.DataFrame({
         "id": np.arange(1, len(nodes) + 1),
-        "label": pc.replace_substring(clean_cells(nodes["label"]), '"', "'").to_pylist(),
-        "url": pc.fill_null(url_cells(nodes["node_id"], nodes["doi"]), "").to_pylist(),
+        "label": pc.replace_substring(clean_cells(nodes["label"]), '"', "'").to_pandas(),
+        "url": pc.fill_null(url_cells(nodes["node_id"], nodes["doi"]), "").to_pandas(),
         "cluster": np.minimum(nodes["cluster"].to_numpy(dtype=np.int64), MAX_CLUSTER),
     })
     size = len(nodes) + 1
