@@ -200,7 +200,7 @@ class ReferenceTable:
     def fuller(self) -> dict[str, str]:
         """`merge_identities` over every dated parsed reference, a block of one surname and year at a time
         (only blocks of two identities or more, and title groups where a form of rank 3 or 4 meets a better
-        one: no other can merge anything)."""
+        one or a key with volume and page meets another fuller identity: no other can merge anything)."""
         self._limit()
         cols = ", ".join(f"f_{f}" if f != "identity" else f for f in _FORM_FIELDS)
         dated = "FROM forms WHERE year IS NOT NULL AND NOT unparsed"
@@ -210,7 +210,9 @@ class ReferenceTable:
                     SELECT b.* FROM b SEMI JOIN g ON b.s = g.s AND b.y = g.y ORDER BY b.s, b.y""")
         titled_q = (f"""WITH t AS (SELECT DISTINCT year AS y, k, {cols} FROM
                             (SELECT *, unnest([title_1, title_2]) AS k {dated}) WHERE k IS NOT NULL),
-                        g AS (SELECT y, k FROM t GROUP BY y, k HAVING max({_RANK}) >= 3 AND min({_RANK}) < max({_RANK}))
+                        g AS (SELECT y, k FROM t GROUP BY y, k
+                              HAVING max({_RANK}) >= 3 AND min({_RANK}) < max({_RANK})
+                                  OR max({_RANK}) >= 2 AND count(DISTINCT identity) FILTER ({_RANK} <= 2) > 1)
                         SELECT t.* FROM t SEMI JOIN g ON t.y = g.y AND t.k = g.k ORDER BY t.y, t.k""")
         placed_q = (f"""WITH p AS (SELECT DISTINCT f_surname AS s, f_volume AS v, f_page AS pg, year, {cols} {dated}
                                    AND f_surname <> '' AND f_volume <> '' AND f_page <> ''

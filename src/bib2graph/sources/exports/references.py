@@ -51,7 +51,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ...ids import normalize_doi
 from .dimensions_refs import parse_dimensions_reference
@@ -378,7 +378,7 @@ def author_key(name: str | None) -> str | None:
         return None
     if _ANONYMOUS.match(name.strip("*[] ")) or _ANONYMOUS.match(name):
         return ANONYMOUS
-    name = name.strip().lstrip("*")
+    name = name.strip().lstrip("*").replace("[", " ").replace("]", " ").strip()   # "[刘天羽 LIU Tian-yu]"
     name = _SUFFIX.sub("", name)
     if "," in name:
         surname, given = name.split(",", 1)
@@ -399,10 +399,12 @@ def author_key(name: str | None) -> str | None:
 
 
 def _is_given(token: str) -> bool:
-    """"Barry", "Amanda": a given name as Scopus and WoS write one out (a surname in mixed case is its
-    first word, which no rule here cuts). A full stop may follow it ("Meiggs Russell.")."""
+    """"Barry", "Amanda", "Tian-yu": a given name as Scopus and WoS write one out (a surname in mixed case
+    is its first word, which no rule here cuts). A full stop may follow it ("Meiggs Russell.")."""
     token = token.removesuffix(".")
-    return len(token) > 1 and token[:1].isupper() and token[1:].isalpha() and token[1:].islower()
+    first, *rest = token.split("-")      # "Tian-yu" (a hyphen then a capital is a double surname)
+    return (len(first) > 1 and first[:1].isupper() and first[1:].isalpha() and first[1:].islower()
+            and all(part.isalpha() and part.islower() for part in rest))
 
 
 def _is_initials(token: str) -> bool:
@@ -554,16 +556,45 @@ def merge_forms(blocks: Iterable[set["_Form"]], titled: Iterable[set["_Form"]],
         merged.update(_merge_block(forms))
     for dated in placed:
         merged.update(_across_years(dated, merged))
+    merged.update(_mistyped_pages(titled, merged))
     # better identities first, so that a candidate is already followed to where it maps
-    for form, forms in sorted(((f, fs) for fs in titled for f in fs if f.rank >= 3),
-                              key=lambda pair: (pair[0].rank, pair[0].identity)):
-        if form.identity in merged:
+    for (_, identity), pairs in sorted(_titled_forms(titled, lambda rank: rank >= 3).items()):
+        if identity in merged:
             continue
-        found = {merged.get(g.identity, g.identity) for g in forms
+        found = {merged.get(g.identity, g.identity) for form, forms in pairs for g in forms
                  if g.rank < form.rank and _same_author(form, g) and _numbers_agree(form, g)}
         if len(found) == 1:
-            merged[form.identity] = found.pop()
+            merged[identity] = found.pop()
     return {key: _root(merged, key) for key in sorted(merged)}
+
+
+def _titled_forms(titled: Iterable[set["_Form"]],
+                  ranked: Callable[[int], bool]) -> dict[tuple[int, str], list[tuple["_Form", set["_Form"]]]]:
+    """(rank, identity) → each of its forms of a rank `ranked` accepts with the forms sharing its title: an
+    identity's forms are weighed together, so that which title group is read first decides nothing."""
+    out: dict[tuple[int, str], list[tuple[_Form, set[_Form]]]] = defaultdict(list)
+    for forms in titled:
+        for form in forms:
+            if ranked(form.rank):
+                out[(form.rank, form.identity)].append((form, forms))
+    return out
+
+
+def _mistyped_pages(titled: Iterable[set["_Form"]], merged: dict[str, str]) -> dict[str, str]:
+    """Keys with volume and page still unmatched whose title equals that of references of the same year,
+    a compatible author and the same volume that lead to one DOI (or PMID): that DOI, though their first
+    pages differ. Citing authors mistype pages ("Curriculum guidelines for undergraduate programs in data
+    science", Annu. Rev. Stat. Appl. 4, written pp. 15-30, 2-… and 21-…); one author's two papers of a
+    year in one volume do not share a title."""
+    out: dict[str, str] = {}
+    for (_, identity), pairs in sorted(_titled_forms(titled, lambda rank: rank == 2).items()):
+        if identity in merged:
+            continue
+        found = {root for form, forms in pairs for g in forms if g.identity != identity and g.volume == form.volume
+                 and _same_author(form, g) and (root := _root(merged, g.identity)).startswith(("doi:", "pmid:"))}
+        if len(found) == 1:
+            out[identity] = found.pop()
+    return out
 
 
 def _root(merged: dict[str, str], identity: str) -> str:
@@ -660,10 +691,15 @@ def _agree(a: _Form, b: _Form) -> bool:
     them, and either volume and page both equal, or a telling first page equal (`_telling_page`), or the
     sources agree, one's initials starting the other's ("S" for Sensors and "SB" for SENSORS-BASEL, "GPC"
     for Glob. Planet. Chang. and GLOBAL PLANET CHANGE), their numbers equal. Without a volume or page in
-    common the shorter initials need two letters."""
-    if (a.initial and b.initial and a.initial != b.initial) or not _numbers_agree(a, b):
+    common the shorter initials need two letters. Initials that differ still agree on the same volume and
+    telling first page of sources that agree: WoS and Scopus order some given names differently ("Ezeme
+    MO", "Ezeme, O.M.") and one of them slips an initial now and then, but one source's volume has one
+    paper starting on a page."""
+    if not _numbers_agree(a, b):
         return False
     volume, page = bool(a.volume and a.volume == b.volume), bool(a.page and a.page == b.page)
+    if a.initial and b.initial and a.initial != b.initial:
+        return volume and page and _telling_page(a.page) and bool(a.letters and b.letters) and _sources_agree(a, b)
     if volume and page or page and _telling_page(a.page):
         return True
     if not (a.letters and b.letters) or a.numbers != b.numbers:
@@ -695,6 +731,13 @@ def _merge_block(forms: set[_Form]) -> dict[str, str]:
         found = candidates(identity, 2)
         if len(found) == 1:
             out[identity] = found.pop()
+    places: dict[tuple[str, str], dict[str, list[_Form]]] = defaultdict(dict)
+    for identity in (i for i, r in rank.items() if r == 2 and i not in out):
+        form = by_identity[identity][0]     # an identity with volume and page holds them
+        places[(form.volume, form.page)][identity] = by_identity[identity]
+    for same in places.values():            # such keys agree only on one volume and page
+        if len(same) > 1:
+            out.update(_among_themselves(same))
     for identity in (i for i, r in rank.items() if r == 3):
         found = {out.get(c, c) for c in candidates(identity, 3)}
         if len(found) == 1:
@@ -733,9 +776,10 @@ class _Near:
 
 
 def _among_themselves(loose: dict[str, list[_Form]]) -> dict[str, str]:
-    """Keys without volume and page (a conference paper, a book, a report) that no fuller identity takes,
-    merged with each other: a group of keys of which every two agree (`_agree`) takes the identity of
-    its member with a page, else its first. A key agreeing with two that disagree stays apart: it
+    """Keys that no fuller identity takes, merged with each other: keys without volume and page (a
+    conference paper, a book, a report), or keys of one volume and page (initials written or not): a
+    group of keys of which every two agree (`_agree`) takes the identity of its member with a page, else
+    its first. A key agreeing with two that disagree stays apart: it
     cannot tell which of two works it names."""
     near = _Near(f for forms in loose.values() for f in forms)
     agrees: dict[str, set[str]] = {i: {g.identity for f in forms for g in near.near(f)
@@ -756,7 +800,8 @@ def _by_volume(by_identity: dict[str, list[_Form]], rank: dict[str, int], done: 
     that DOI, when initials, the source's first letter and the pages do not disagree (`_loosely`: WoS
     writes a printed page where Scopus writes an article number, "P696" and "e124", and either side
     slips a page or the source's spelling). Two DOIs of the same volume leave it unmatched (one author's
-    two papers in one volume); two pages further apart than a slip are two papers."""
+    two papers in one volume) unless the key's article number is spelt in one of them (`_page_in_doi`);
+    two pages further apart than a slip are two papers."""
     dois: dict[str, set[str]] = defaultdict(set)
     forms_of: dict[str, list[_Form]] = defaultdict(list)
     for identity, forms in by_identity.items():
@@ -770,9 +815,19 @@ def _by_volume(by_identity: dict[str, list[_Form]], rank: dict[str, int], done: 
         if rank[identity] not in (2, 3) or identity in done:
             continue
         named = {(f, d) for f in forms if f.volume for d in dois.get(f.volume, ())}
+        if len({d for _, d in named}) > 1:      # an article number the DOI spells tells them apart
+            named = {(f, d) for f, d in named if _page_in_doi(f.page, d)}
         if len({d for _, d in named}) == 1 and any(_loosely(f, g) for f, d in named for g in forms_of[d]):
             out[identity] = next(iter(named))[1]
     return out
+
+
+def _page_in_doi(page: str, identity: str) -> bool:
+    """The DOI's suffix spells the article number (its digits end with the page's, three or more):
+    "e0259391" and 10.1371/journal.pone.0259391, "20200446" and 10.1098/rsif.2020.0446, "1170" and
+    10.3390/math7121170."""
+    digits = "".join(re.findall(r"\d+", identity.partition("/")[2]))
+    return len(page) >= 3 and digits.endswith(page)
 
 
 def _loosely(a: _Form, b: _Form) -> bool:
