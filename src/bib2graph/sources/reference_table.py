@@ -43,7 +43,7 @@ _FORM_FIELDS = ("identity", "letters", "numbers", "volume", "page", "surname", "
 _FORMS = {"seq": pa.int64(), "identity": pa.string(), "raw": pa.string(), "unparsed": pa.bool_(),
           **{f: (pa.int64() if f == "year" else pa.string()) for f in _REF_FIELDS}, "label_author": pa.string(),
           **{f"f_{f}": (pa.bool_() if f == "article" else pa.string()) for f in _FORM_FIELDS[1:]},
-          "title_1": pa.string(), "title_2": pa.string()}
+          "title_letters": pa.string(), "source_letters": pa.string()}   # form_parts: None when too short
 #: `_Form.rank` in SQL, over a form's columns
 _RANK = ("CASE WHEN starts_with(identity, 'doi:') THEN 0 WHEN starts_with(identity, 'pmid:') THEN 1 "
          "WHEN starts_with(identity, 'raw:') THEN 4 WHEN f_volume <> '' AND f_page <> '' THEN 2 ELSE 3 END")
@@ -161,9 +161,8 @@ class ReferenceTable:
         identity = identity_key(parsed, self.fold)
         parts: tuple = (None,) * 9
         if parsed.year is not None:
-            form, _, titles = form_parts(parsed, self.fold, identity)
-            titles += [None, None]
-            parts = tuple(getattr(form, f) for f in _FORM_FIELDS[1:]) + (titles[0], titles[1])
+            form, _, (title, source) = form_parts(parsed, self.fold, identity)
+            parts = tuple(getattr(form, f) for f in _FORM_FIELDS[1:]) + (title, source)
         author = display_name(parsed.first_author) if parsed.first_author else None
         self.forms.add((self.seq, identity, parsed.raw, False) + tuple(getattr(parsed, f) for f in _REF_FIELDS)
                        + (author,) + parts)
@@ -200,7 +199,7 @@ class ReferenceTable:
     def fuller(self) -> dict[str, str]:
         """`merge_identities` over every dated parsed reference, a block of one surname and year at a time
         (only blocks of two identities or more, and title groups where a form of rank 3 or 4 meets a better
-        one or a key with volume and page meets another fuller identity: no other can merge anything)."""
+        one or a key with volume and page another identity's title: no other can merge anything)."""
         self._limit()
         cols = ", ".join(f"f_{f}" if f != "identity" else f for f in _FORM_FIELDS)
         dated = "FROM forms WHERE year IS NOT NULL AND NOT unparsed"
@@ -208,11 +207,13 @@ class ReferenceTable:
                                    AND NOT starts_with(identity, 'raw:')),
                          g AS (SELECT s, y FROM b GROUP BY s, y HAVING count(DISTINCT identity) > 1)
                     SELECT b.* FROM b SEMI JOIN g ON b.s = g.s AND b.y = g.y ORDER BY b.s, b.y""")
-        titled_q = (f"""WITH t AS (SELECT DISTINCT year AS y, k, {cols} FROM
-                            (SELECT *, unnest([title_1, title_2]) AS k {dated}) WHERE k IS NOT NULL),
+        titled_q = (f"""WITH t AS (SELECT DISTINCT year AS y, k, coalesce(k = title_letters, false) AS is_title, {cols} FROM
+                            (SELECT *, unnest(list_distinct([title_letters, source_letters])) AS k {dated})
+                            WHERE k IS NOT NULL),
                         g AS (SELECT y, k FROM t GROUP BY y, k
                               HAVING max({_RANK}) >= 3 AND min({_RANK}) < max({_RANK})
-                                  OR max({_RANK}) >= 2 AND count(DISTINCT identity) FILTER ({_RANK} <= 2) > 1)
+                                  OR count(*) FILTER (is_title AND {_RANK} = 2) > 0
+                                     AND count(DISTINCT identity) FILTER (is_title) > 1)
                         SELECT t.* FROM t SEMI JOIN g ON t.y = g.y AND t.k = g.k ORDER BY t.y, t.k""")
         placed_q = (f"""WITH p AS (SELECT DISTINCT f_surname AS s, f_volume AS v, f_page AS pg, year, {cols} {dated}
                                    AND f_surname <> '' AND f_volume <> '' AND f_page <> ''
@@ -220,11 +221,12 @@ class ReferenceTable:
                          g AS (SELECT s, v, pg FROM p GROUP BY s, v, pg HAVING count(DISTINCT year) > 1)
                     SELECT p.* FROM p SEMI JOIN g ON p.s = g.s AND p.v = g.v AND p.pg = g.pg
                     ORDER BY p.s, p.v, p.pg""")
-        return merge_forms(self._groups(blocks_q), list(self._groups(titled_q)), self._groups(placed_q, 3, True))
+        return merge_forms(self._groups(blocks_q), self._groups(titled_q, 2, True), self._groups(placed_q, 3, True))
 
     def _groups(self, query: str, keys: int = 2, dated: bool = False) -> Iterator[set]:
-        """The forms of `query`'s rows (`keys` grouping columns, then, when `dated`, the year, then a form's
-        fields), one set per group: of forms, or of (year, form)."""
+        """The forms of `query`'s rows (`keys` grouping columns, then, when `dated`, a column read with the
+        form (the year; whether the group's letters are the form's title), then a form's fields), one set
+        per group: of forms, or of (that column, form)."""
         current, forms = None, set()
         for row in self._rows(query):
             if row[:keys] != current:

@@ -51,7 +51,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable
+from typing import Iterable
 
 from ...ids import normalize_doi
 from .dimensions_refs import parse_dimensions_reference
@@ -514,26 +514,28 @@ def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = Non
     `TITLE_CHARS` letters equals that of references of the same year and a compatible author takes
     their one better identity. A DOI or PMID is never mapped, so two DOIs never merge."""
     blocks: dict[tuple[str, int], set[_Form]] = defaultdict(set)
-    titled: dict[tuple[int, str], set[_Form]] = defaultdict(set)
+    titled: dict[tuple[int, str], set[tuple[bool, _Form]]] = defaultdict(set)
     placed: dict[tuple[str, str, str], set[tuple[int, _Form]]] = defaultdict(set)
     for ref in refs:
         if ref.year is None:
             continue
-        form, block, titles = form_parts(ref, fold)
+        form, block, (title, source) = form_parts(ref, fold)
         if block is not None:
             blocks[block].add(form)
             if form.volume and form.page:
                 placed[(form.surname, form.volume, form.page)].add((ref.year, form))
-        for title in titles:
-            titled[(ref.year, title)].add(form)
+        if title is not None:
+            titled[(ref.year, title)].add((True, form))
+        if source is not None and source != title:
+            titled[(ref.year, source)].add((False, form))
     return merge_forms(blocks.values(), titled.values(), placed.values())
 
 
-def form_parts(ref: ParsedRef, fold: SourceFolding | None = None,
-               identity: str | None = None) -> tuple["_Form", tuple[str, int] | None, list[str]]:
+def form_parts(ref: ParsedRef, fold: SourceFolding | None = None, identity: str | None = None
+               ) -> tuple["_Form", tuple[str, int] | None, tuple[str | None, str | None]]:
     """A dated reference as `merge_identities` compares it: its `_Form`, its block (surname, year; None
-    without a surname or for a raw identity) and the letters of its title and source that are long enough
-    to compare (`TITLE_CHARS`). `identity`: its `identity_key`, when known."""
+    without a surname or for a raw identity) and the letters of its title and of its source, each None
+    unless long enough to compare (`TITLE_CHARS`). `identity`: its `identity_key`, when known."""
     author = author_key(ref.first_author) or ""
     identity = identity or identity_key(ref, fold)
     surname, _, initial = author.partition(" ")
@@ -541,60 +543,77 @@ def form_parts(ref: ParsedRef, fold: SourceFolding | None = None,
     form = _Form(identity, letters, numbers, _number(ref.volume), _number(ref.page), surname, initial,
                  bool(ref.page and _ARTICLE.match(ref.page)))
     block = (surname, ref.year) if surname and not identity.startswith("raw:") else None
-    titles = sorted({letters_only for text in {ref.title, ref.source} - {None}
-                     if len(letters_only := re.sub(r"[^A-Z]", "", _ascii_upper(text))) >= TITLE_CHARS})
-    return form, block, titles
+    return form, block, (_title_letters(ref.title), _title_letters(ref.source))
 
 
-def merge_forms(blocks: Iterable[set["_Form"]], titled: Iterable[set["_Form"]],
+def _title_letters(text: str | None) -> str | None:
+    letters = re.sub(r"[^A-Z]", "", _ascii_upper(text)) if text else ""
+    return letters if len(letters) >= TITLE_CHARS else None
+
+
+def merge_forms(blocks: Iterable[set["_Form"]], titled: Iterable[set[tuple[bool, "_Form"]]],
                 placed: Iterable[set[tuple[int, "_Form"]]] = ()) -> dict[str, str]:
     """`merge_identities` over its forms already grouped: `blocks` one set per surname and year, `titled`
-    one set per year and title letters, `placed` one set of (year, form) per surname, volume and first
-    page (a set that cannot match anything may be left out: one form, one year)."""
+    one set of (whether these are the letters of its title rather than of its source, form) per year and
+    letters, `placed` one set of (year, form) per surname, volume and first page. A set that cannot
+    match anything may be left out (one form, one year)."""
     merged: dict[str, str] = {}
     for forms in blocks:
         merged.update(_merge_block(forms))
     for dated in placed:
         merged.update(_across_years(dated, merged))
+    titled = list(titled)
     merged.update(_mistyped_pages(titled, merged))
-    # better identities first, so that a candidate is already followed to where it maps
-    for (_, identity), pairs in sorted(_titled_forms(titled, lambda rank: rank >= 3).items()):
-        if identity in merged:
-            continue
-        found = {merged.get(g.identity, g.identity) for form, forms in pairs for g in forms
-                 if g.rank < form.rank and _same_author(form, g) and _numbers_agree(form, g)}
-        if len(found) == 1:
-            merged[identity] = found.pop()
+    merged.update(_by_title(titled, merged))
     return {key: _root(merged, key) for key in sorted(merged)}
 
 
-def _titled_forms(titled: Iterable[set["_Form"]],
-                  ranked: Callable[[int], bool]) -> dict[tuple[int, str], list[tuple["_Form", set["_Form"]]]]:
-    """(rank, identity) → each of its forms of a rank `ranked` accepts with the forms sharing its title: an
-    identity's forms are weighed together, so that which title group is read first decides nothing."""
-    out: dict[tuple[int, str], list[tuple[_Form, set[_Form]]]] = defaultdict(list)
-    for forms in titled:
-        for form in forms:
-            if ranked(form.rank):
-                out[(form.rank, form.identity)].append((form, forms))
-    return out
-
-
-def _mistyped_pages(titled: Iterable[set["_Form"]], merged: dict[str, str]) -> dict[str, str]:
-    """Keys with volume and page still unmatched whose title equals that of references of the same year,
-    a compatible author and the same volume that lead to one DOI (or PMID): that DOI, though their first
-    pages differ. Citing authors mistype pages ("Curriculum guidelines for undergraduate programs in data
-    science", Annu. Rev. Stat. Appl. 4, written pp. 15-30, 2-… and 21-…); one author's two papers of a
-    year in one volume do not share a title."""
+def _by_title(titled: list[set[tuple[bool, "_Form"]]], merged: dict[str, str]) -> dict[str, str]:
+    """References still without a volume-and-page identity whose title (or, as WoS writes a book, source)
+    equals that of better references of the same year, a compatible author and numbers that do not
+    disagree: their one better identity. An identity's own titles are read before its sources' names,
+    which many works share (Scopus writes the journal's name in full), and all its forms together, so
+    that which group is read first decides nothing."""
+    roles: dict[tuple[int, str], dict[bool, list[tuple[_Form, set]]]] = defaultdict(lambda: defaultdict(list))
+    for group in titled:
+        for is_title, form in group:
+            if form.rank >= 3:
+                roles[(form.rank, form.identity)][is_title].append((form, group))
     out: dict[str, str] = {}
-    for (_, identity), pairs in sorted(_titled_forms(titled, lambda rank: rank == 2).items()):
+    for (_, identity), by_role in sorted(roles.items()):   # better identities first: candidates are followed
         if identity in merged:
             continue
-        found = {root for form, forms in pairs for g in forms if g.identity != identity and g.volume == form.volume
-                 and _same_author(form, g) and (root := _root(merged, g.identity)).startswith(("doi:", "pmid:"))}
-        if len(found) == 1:
-            out[identity] = found.pop()
+        for is_title in (True, False):
+            found = {out.get(g.identity, merged.get(g.identity, g.identity)) for form, group in by_role[is_title]
+                     for _, g in group if g.rank < form.rank and _same_author(form, g) and _numbers_agree(form, g)}
+            if found:
+                if len(found) == 1:
+                    out[identity] = found.pop()
+                break
     return out
+
+
+def _mistyped_pages(titled: list[set[tuple[bool, "_Form"]]], merged: dict[str, str]) -> dict[str, str]:
+    """Keys with volume and page still unmatched whose title (a title, not a source's name: one author's
+    two papers in a volume share that) equals that of references of the same year, a compatible author
+    and the same volume that lead to one DOI (or PMID): that DOI, though their first pages differ. Citing
+    authors mistype pages ("Curriculum guidelines for undergraduate programs in data science", Annu. Rev.
+    Stat. Appl. 4, written pp. 15-30, 2-… and 21-…); one author's two papers of a year in one volume do
+    not share a title."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for group in titled:
+        named = [form for is_title, form in group if is_title]
+        keys = [f for f in named if f.rank == 2 and f.identity not in merged]
+        leads: dict[str, dict[str, list[tuple[_Form, str]]]] = defaultdict(lambda: defaultdict(list))
+        for g in named if keys else ():     # volume → surname → the forms leading to a DOI, and where
+            if g.volume and (root := _root(merged, g.identity)).startswith(("doi:", "pmid:")):
+                leads[g.volume][g.surname].append((g, root))
+        for f in keys:
+            by_author = leads.get(f.volume, {})
+            names = by_author if f.surname in ("", ANONYMOUS) else (f.surname, "", ANONYMOUS)
+            found[f.identity].update(root for name in names for g, root in by_author.get(name, ())
+                                     if g.identity != f.identity and _same_author(f, g))
+    return {identity: roots.pop() for identity, roots in sorted(found.items()) if len(roots) == 1}
 
 
 def _root(merged: dict[str, str], identity: str) -> str:
