@@ -207,8 +207,9 @@ class ReferenceTable:
                                    AND NOT starts_with(identity, 'raw:')),
                          g AS (SELECT s, y FROM b GROUP BY s, y HAVING count(DISTINCT identity) > 1)
                     SELECT b.* FROM b SEMI JOIN g ON b.s = g.s AND b.y = g.y ORDER BY b.s, b.y""")
-        titled_q = (f"""WITH t AS (SELECT DISTINCT year AS y, k, coalesce(k = title_letters, false) AS is_title, {cols} FROM
-                            (SELECT *, unnest(list_distinct([title_letters, source_letters])) AS k {dated})
+        titled_q = (f"""WITH t AS (SELECT DISTINCT year AS y, k, coalesce(k = title_letters, false) AS is_title,
+                                   {cols}
+                            FROM (SELECT *, unnest(list_distinct([title_letters, source_letters])) AS k {dated})
                             WHERE k IS NOT NULL),
                         g AS (SELECT y, k FROM t GROUP BY y, k
                               HAVING max({_RANK}) >= 3 AND min({_RANK}) < max({_RANK})

@@ -798,8 +798,8 @@ def _among_themselves(loose: dict[str, list[_Form]]) -> dict[str, str]:
     """Keys that no fuller identity takes, merged with each other: keys without volume and page (a
     conference paper, a book, a report), or keys of one volume and page (initials written or not): a
     group of keys of which every two agree (`_agree`) takes the identity of its member with a page, else
-    its first. A key agreeing with two that disagree stays apart: it
-    cannot tell which of two works it names."""
+    its first. A key agreeing with two that disagree stays apart: it cannot tell which of two works it
+    names."""
     near = _Near(f for forms in loose.values() for f in forms)
     agrees: dict[str, set[str]] = {i: {g.identity for f in forms for g in near.near(f)
                                        if g.identity != i and _agree(f, g)} for i, forms in loose.items()}
