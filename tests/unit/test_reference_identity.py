@@ -153,7 +153,7 @@ def test_the_imports_groups_merge_as_every_group_would(name, pair_files, monkeyp
     something can merge (DuckDB filters them); every form of the import, grouped in Python as
     `merge_identities` groups them, merges the same way."""
     from bib2graph.sources import reference_table
-    from bib2graph.sources.exports.references import _Form, merge_forms
+    from bib2graph.sources.exports.references import _Form, group_forms, merge_forms
 
     seen: dict[str, dict[str, str]] = {}
     fuller = reference_table.ReferenceTable.fuller
@@ -162,18 +162,8 @@ def test_the_imports_groups_merge_as_every_group_would(name, pair_files, monkeyp
         fields = ", ".join(f"f_{f}" if f != "identity" else f for f in reference_table._FORM_FIELDS)
         rows = self.con.execute(f"SELECT DISTINCT year, title_letters, source_letters, {fields} FROM forms "
                                 "WHERE year IS NOT NULL AND NOT unparsed").fetchall()
-        blocks, titled, placed = defaultdict(set), defaultdict(set), defaultdict(set)
-        for year, title, source, *parts in rows:
-            form = _Form(*parts)
-            if form.surname and not form.identity.startswith("raw:"):
-                blocks[(form.surname, year)].add(form)
-                if form.volume and form.page:
-                    placed[(form.surname, form.volume, form.page)].add((year, form))
-            if title is not None:
-                titled[(year, title)].add((True, form))
-            if source is not None and source != title:
-                titled[(year, source)].add((False, form))
-        seen["all"] = merge_forms(blocks.values(), titled.values(), placed.values())
+        seen["all"] = merge_forms(*group_forms((year, _Form(*parts), (title, source))
+                                               for year, title, source, *parts in rows))
         seen["import"] = fuller(self)
         return seen["import"]
 
@@ -381,20 +371,13 @@ def test_different_works_stay_apart(forms):
 
 def test_a_journals_name_is_no_title():
     """One author's two papers in one volume of a journal whose full name Scopus writes: the second is no
-    mistyped page of the first."""
-    doi = ("Smith J, 2010, J APPL PHYS, V5, P10, DOI 10.1063/1.0000001", "wos")
-    first = ("Smith J., First paper, Journal of Applied Physics, 5, pp. 10-20, (2010)", "scopus")
-    second = ("Smith J., Another paper, Journal of Applied Physics, 5, pp. 20-30, (2010)", "scopus")
-    assert _final([doi, first, second]) == {"doi:10.1063/1.0000001", "key:SMITH J|2010||5|20"}
-
-
-def test_a_title_is_read_before_the_journals_name():
-    """A reference without volume or page agrees with both of an author's papers in a journal by its
-    name; its title names one of them."""
+    mistyped page of the first; and a reference without volume or page, which agrees with both by the
+    journal's name, is named by its title."""
     doi = ("Smith J, 2010, J APPL PHYS, V5, P10, DOI 10.1063/1.0000001", "wos")
     first = ("Smith J., Electron transport in thin films, Journal of Applied Physics, 5, pp. 10-20, (2010)", "scopus")
     second = ("Smith J., Another paper, Journal of Applied Physics, 5, pp. 20-30, (2010)", "scopus")
     bare = ("Smith J., Electron transport in thin films, Journal of Applied Physics, (2010)", "scopus")
+    assert _final([doi, first, second]) == {"doi:10.1063/1.0000001", "key:SMITH J|2010||5|20"}
     assert _final([doi, first, second, bare]) == {"doi:10.1063/1.0000001", "key:SMITH J|2010||5|20"}
 
 

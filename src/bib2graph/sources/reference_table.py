@@ -161,8 +161,8 @@ class ReferenceTable:
         identity = identity_key(parsed, self.fold)
         parts: tuple = (None,) * 9
         if parsed.year is not None:
-            form, _, (title, source) = form_parts(parsed, self.fold, identity)
-            parts = tuple(getattr(form, f) for f in _FORM_FIELDS[1:]) + (title, source)
+            form, titles = form_parts(parsed, self.fold, identity)
+            parts = tuple(getattr(form, f) for f in _FORM_FIELDS[1:]) + titles
         author = display_name(parsed.first_author) if parsed.first_author else None
         self.forms.add((self.seq, identity, parsed.raw, False) + tuple(getattr(parsed, f) for f in _REF_FIELDS)
                        + (author,) + parts)

@@ -513,37 +513,40 @@ def merge_identities(refs: Iterable[ParsedRef], fold: SourceFolding | None = Non
     A reference still unmatched whose title (or, as WoS writes a book, source) of at least
     `TITLE_CHARS` letters equals that of references of the same year and a compatible author takes
     their one better identity. A DOI or PMID is never mapped, so two DOIs never merge."""
+    return merge_forms(*group_forms((ref.year, *form_parts(ref, fold)) for ref in refs if ref.year is not None))
+
+
+def group_forms(dated: Iterable[tuple[int, "_Form", tuple[str | None, str | None]]]
+                ) -> tuple[list[set["_Form"]], list[set[tuple[bool, "_Form"]]], list[set[tuple[int, "_Form"]]]]:
+    """The groups `merge_forms` compares, from each dated form with the letters of its title and source
+    (`form_parts`): blocks of one surname and year (no raw identity), title groups, volume-and-page groups."""
     blocks: dict[tuple[str, int], set[_Form]] = defaultdict(set)
     titled: dict[tuple[int, str], set[tuple[bool, _Form]]] = defaultdict(set)
     placed: dict[tuple[str, str, str], set[tuple[int, _Form]]] = defaultdict(set)
-    for ref in refs:
-        if ref.year is None:
-            continue
-        form, block, (title, source) = form_parts(ref, fold)
-        if block is not None:
-            blocks[block].add(form)
+    for year, form, (title, source) in dated:
+        if form.surname and not form.identity.startswith("raw:"):
+            blocks[(form.surname, year)].add(form)
             if form.volume and form.page:
-                placed[(form.surname, form.volume, form.page)].add((ref.year, form))
+                placed[(form.surname, form.volume, form.page)].add((year, form))
         if title is not None:
-            titled[(ref.year, title)].add((True, form))
+            titled[(year, title)].add((True, form))
         if source is not None and source != title:
-            titled[(ref.year, source)].add((False, form))
-    return merge_forms(blocks.values(), titled.values(), placed.values())
+            titled[(year, source)].add((False, form))
+    return list(blocks.values()), list(titled.values()), list(placed.values())
 
 
 def form_parts(ref: ParsedRef, fold: SourceFolding | None = None, identity: str | None = None
-               ) -> tuple["_Form", tuple[str, int] | None, tuple[str | None, str | None]]:
-    """A dated reference as `merge_identities` compares it: its `_Form`, its block (surname, year; None
-    without a surname or for a raw identity) and the letters of its title and of its source, each None
-    unless long enough to compare (`TITLE_CHARS`). `identity`: its `identity_key`, when known."""
+               ) -> tuple["_Form", tuple[str | None, str | None]]:
+    """A dated reference as `merge_identities` compares it: its `_Form` and the letters of its title and
+    of its source, each None unless long enough to compare (`TITLE_CHARS`). `identity`: its
+    `identity_key`, when known."""
     author = author_key(ref.first_author) or ""
     identity = identity or identity_key(ref, fold)
     surname, _, initial = author.partition(" ")
     letters, numbers = source_parts(ref.source, fold, ref.year)
     form = _Form(identity, letters, numbers, _number(ref.volume), _number(ref.page), surname, initial,
                  bool(ref.page and _ARTICLE.match(ref.page)))
-    block = (surname, ref.year) if surname and not identity.startswith("raw:") else None
-    return form, block, (_title_letters(ref.title), _title_letters(ref.source))
+    return form, (_title_letters(ref.title), _title_letters(ref.source))
 
 
 def _title_letters(text: str | None) -> str | None:
@@ -604,14 +607,14 @@ def _mistyped_pages(titled: list[set[tuple[bool, "_Form"]]], merged: dict[str, s
     for group in titled:
         named = [form for is_title, form in group if is_title]
         keys = [f for f in named if f.rank == 2 and f.identity not in merged]
-        leads: dict[str, dict[str, list[tuple[_Form, str]]]] = defaultdict(lambda: defaultdict(list))
-        for g in named if keys else ():     # volume → surname → the forms leading to a DOI, and where
+        if not keys:
+            continue
+        leads: dict[str, list[tuple[_Form, str]]] = defaultdict(list)   # volume → (form, the DOI it leads to)
+        for g in named:
             if g.volume and (root := _root(merged, g.identity)).startswith(("doi:", "pmid:")):
-                leads[g.volume][g.surname].append((g, root))
+                leads[g.volume].append((g, root))
         for f in keys:
-            by_author = leads.get(f.volume, {})
-            names = by_author if f.surname in ("", ANONYMOUS) else (f.surname, "", ANONYMOUS)
-            found[f.identity].update(root for name in names for g, root in by_author.get(name, ())
+            found[f.identity].update(root for g, root in leads.get(f.volume, ())
                                      if g.identity != f.identity and _same_author(f, g))
     return {identity: roots.pop() for identity, roots in sorted(found.items()) if len(roots) == 1}
 
