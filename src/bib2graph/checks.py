@@ -125,7 +125,8 @@ def _slices(params: dict[str, Any]) -> None:
 
 
 def _screening(params: dict[str, Any]) -> None:
-    """The screening model needs something to look at: text fields, or the network or provenance block."""
+    """The screening model needs something to look at: text fields (the text and latent blocks read them),
+    or the network or provenance block."""
     model = params["screening"]["model"]
     if not model["text"]["fields"] and not model["network"]["enabled"] and not model["provenance"]["enabled"]:
         raise _spec_error("screening.model sees nothing: give text.fields or enable network or provenance",

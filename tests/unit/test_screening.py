@@ -21,7 +21,7 @@ from bib2graph.screening import features, labels, metrics, model, simulation, st
 BUNDLED = Path(__file__).resolve().parents[2] / "src/bib2graph/data/synergy/Sep_2021"
 MODEL = {"text": {"fields": ["title", "abstract", "keywords"], "ngram_max": 2, "min_df": 1, "max_df": 0.95},
          "network": {"enabled": True, "weight": 0.7, "min_df": 2}, "provenance": {"enabled": True, "weight": 0.3},
-         "C": 0.11, "balance_ratio": 9.8, "seed": 42}
+         "latent": {"enabled": True, "components": 75, "weight": 1.0}, "C": 0.11, "balance_ratio": 9.8, "seed": 42}
 
 
 # -- the stopping rule ------------------------------------------------------------------------------
@@ -193,6 +193,28 @@ def _tables():
 
     bundle = bundle_from_works(synergy_works(*sorted(BUNDLED.glob("works_*.zip"))), Skips())
     return bundle.works, bundle.terms, bundle.references
+
+
+def test_the_latent_block_ranks_a_work_by_its_theme_where_no_word_is_shared():
+    """Latent semantic analysis: the include says "car", a pending work "automobile"; the words meet only
+    in other works. Without the block the two pending works share no word with a decision and tie;
+    with it (two components: the pool's two themes), the work of the include's theme ranks first. Rows of
+    the block have unit length; a pool with fewer terms than components gets fewer."""
+    docs = ["car", "banana"] + ["automobile", "orange"] + ["car automobile vehicle"] * 6 + ["banana orange fruit"] * 6
+    works = pd.DataFrame({"work_id": [f"W{i:02d}" for i in range(len(docs))], "title": docs, "abstract": None})
+    no_refs = pd.DataFrame({"work_id": pd.Series(dtype=object), "referenced_id": pd.Series(dtype=object)})
+    scores = {}
+    for enabled in (True, False):
+        settings = {**MODEL, "latent": {"enabled": enabled, "components": 2, "weight": 1.0}}
+        found = features.build(works, None, no_refs, None, settings)
+        fitted = model.fit(found, [0], [1], settings)
+        scores[enabled] = fitted.scores(np.array([2, 3]))
+        if enabled:
+            assert found.latent.shape == (len(docs), 2)
+            assert np.allclose(np.linalg.norm(found.latent, axis=1), 1.0)
+    assert scores[False][0] == scores[False][1]
+    assert scores[True][0] > scores[True][1]
+    assert features.build(works[:3], None, no_refs, None, MODEL).latent.shape == (3, 2)   # 3 terms: 2 vectors
 
 
 def test_why_ranked_names_real_links_and_positive_terms(sep):

@@ -2,11 +2,15 @@
 how chaining found it. Built from the pool's tables alone, so every ranking is a function of the pool,
 the decisions and the spec.
 
-Three blocks, each a sparse matrix with one row per pooled work (rows in work ID order):
+Four blocks, one row per pooled work (rows in work ID order):
 
 - text: TF-IDF over the `text` fields (title, abstract, and keywords: the names of the work's terms),
   words and word n-grams up to `ngram_max`, sublinear term frequency, rows of unit length, as ASReview
   does over title and abstract;
+- latent: the text block's leading `latent.components` singular vectors (latent semantic analysis:
+  truncated SVD, seeded), rows of unit length. A work's place among the pool's themes, so a work whose
+  words differ from those of the includes but whose theme is theirs still scores; with a few decisions
+  the text block alone matches words only (docs/screening.md measures what it adds);
 - network: the work's citation neighbourhood in the pool as a bag of pooled works, weighted like text
   (TF-IDF, sublinear, unit rows): the work itself, the pooled works it references and the pooled works
   citing it. Two works share a token exactly when one cites the other (its own token meets the other's
@@ -43,6 +47,7 @@ class Features:
     work_ids: np.ndarray                 # sorted; row i of every matrix
     text: sp.csr_matrix
     terms: np.ndarray                    # the text block's column names
+    latent: np.ndarray                   # dense, n × components (0 columns when disabled)
     network: sp.csr_matrix
     provenance: np.ndarray               # dense, n × len(PROVENANCE)
     cites: sp.csr_matrix                 # n × n: row i cites column j (pooled works only)
@@ -58,6 +63,8 @@ class Features:
         if self._matrix is None:
             s = self.settings
             blocks = [self.text]
+            if s["latent"]["enabled"] and self.latent.shape[1]:
+                blocks.append(sp.csr_matrix(self.latent * float(s["latent"]["weight"])))
             if s["network"]["enabled"]:
                 blocks.append(self.network * float(s["network"]["weight"]))
             if s["provenance"]["enabled"]:
@@ -87,7 +94,7 @@ def texts(works: pd.DataFrame, terms: pd.DataFrame | None, fields: list[str]) ->
         if column in fields:
             parts.append(works[column].fillna("").astype(str).to_numpy())
     if "keywords" in fields:
-        parts.append(works["work_id"].map(names).fillna("").astype(str).to_numpy())
+        parts.append(works["work_id"].map(names).astype(object).fillna("").astype(str).to_numpy())
     if not parts:
         return [""] * len(works)
     return ["\n\n".join(chunk) for chunk in zip(*parts)]
@@ -106,6 +113,21 @@ def _text_block(docs: list[str], s: dict[str, Any]) -> tuple[sp.csr_matrix, np.n
     except ValueError:      # every term pruned (a tiny pool): no text to learn from
         return sp.csr_matrix((len(docs), 0)), np.array([], dtype=object)
     return matrix.tocsr(), vectorizer.get_feature_names_out().astype(object)
+
+
+def _latent_block(text: sp.csr_matrix, components: int, seed: int) -> np.ndarray:
+    """The text block's leading singular vectors, scaled by their singular values (LSA), rows of unit
+    length; ARPACK from a seeded start vector, signs fixed by scikit-learn (svd_flip), so the same pool
+    gives the same block."""
+    from sklearn.decomposition import TruncatedSVD
+
+    n = text.shape[0]
+    k = min(int(components), min(text.shape) - 1)
+    if k < 1:
+        return np.zeros((n, 0))
+    z = TruncatedSVD(n_components=k, algorithm="arpack", random_state=seed).fit_transform(text)
+    norms = np.linalg.norm(z, axis=1, keepdims=True)
+    return np.divide(z, norms, out=np.zeros_like(z), where=norms > 0)
 
 
 def _links(work_ids: np.ndarray, references: pd.DataFrame) -> tuple[sp.csr_matrix, sp.csr_matrix]:
@@ -167,12 +189,14 @@ def build(works: pd.DataFrame, terms: pd.DataFrame | None, references: pd.DataFr
     works = works.sort_values("work_id", kind="mergesort").reset_index(drop=True)
     work_ids = works["work_id"].to_numpy(dtype=object)
     text, names = _text_block(texts(works, terms, settings["text"]["fields"]), settings["text"])
+    latent = (_latent_block(text, int(settings["latent"]["components"]), int(settings["seed"]))
+              if settings["latent"]["enabled"] else np.zeros((len(work_ids), 0)))
     cites, refs = _links(work_ids, references)
     cited_by = cites.T.tocsr()
     network = (_network_block(cites, cited_by, int(settings["network"]["min_df"]))
                if settings["network"]["enabled"]
                else sp.csr_matrix((len(work_ids), 0)))
-    return Features(work_ids, text, names, network, _provenance(work_ids, candidates), cites, refs, cited_by,
+    return Features(work_ids, text, names, latent, network, _provenance(work_ids, candidates), cites, refs, cited_by,
                     settings)
 
 
