@@ -186,13 +186,18 @@ def test_the_same_decisions_give_the_same_ranking_and_why(sep):
         assert sa > sb or (sa == sb and a < b)
 
 
-def _tables():
+def bundle():
+    """Sep_2021's works as the tables of a pool."""
     from bib2graph.skips import Skips
     from bib2graph.sources.records import bundle_from_works
     from tests.snapshot_builder import synergy_works
 
-    bundle = bundle_from_works(synergy_works(*sorted(BUNDLED.glob("works_*.zip"))), Skips())
-    return bundle.works, bundle.terms, bundle.references
+    return bundle_from_works(synergy_works(*sorted(BUNDLED.glob("works_*.zip"))), Skips())
+
+
+def _tables():
+    found = bundle()
+    return found.works, found.terms, found.references
 
 
 def test_the_latent_block_ranks_a_work_by_its_theme_where_no_word_is_shared():

@@ -200,6 +200,54 @@ def build(works: pd.DataFrame, terms: pd.DataFrame | None, references: pd.DataFr
                     settings)
 
 
+SPARSE = ("text", "network", "cites", "references", "cited_by")
+DENSE = ("latent", "provenance")
+
+
+def save(found: Features, path: str | Path, key: str) -> None:
+    """Write `found` to `path` (an .npz, written under a temporary name and renamed) with the `key` that
+    says what it was built from; `load` gives it back exactly, without pickles."""
+    from ..atomic import atomic_path
+
+    arrays: dict[str, np.ndarray] = {"key": np.array(key)}
+    for name in ("work_ids", "terms"):      # UTF-8 and offsets: a fixed-width string array pads every term
+        encoded = [str(v).encode("utf-8") for v in getattr(found, name)]
+        arrays[f"{name}.utf8"] = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        arrays[f"{name}.ends"] = np.cumsum([len(e) for e in encoded], dtype=np.int64)
+    for name in SPARSE:
+        m = getattr(found, name)
+        arrays.update({f"{name}.data": m.data, f"{name}.indices": m.indices, f"{name}.indptr": m.indptr,
+                       f"{name}.shape": np.array(m.shape)})
+    arrays.update({name: getattr(found, name) for name in DENSE})
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        np.savez(fh, **arrays)
+
+
+def _strings(utf8: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    blob = utf8.tobytes()
+    starts = np.r_[0, ends[:-1]] if len(ends) else ends
+    return np.array([blob[a:b].decode("utf-8") for a, b in zip(starts.tolist(), ends.tolist())], dtype=object)
+
+
+def load(path: str | Path, key: str, settings: dict[str, Any]) -> Features | None:
+    """The features `save` wrote to `path` under the same `key`; None when there are none, the key differs
+    or the file is damaged (they are then built again)."""
+    import zipfile
+
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if str(z["key"]) != key:
+                return None
+            strings = {name: _strings(z[f"{name}.utf8"], z[f"{name}.ends"]) for name in ("work_ids", "terms")}
+            sparse = {name: sp.csr_matrix((z[f"{name}.data"], z[f"{name}.indices"], z[f"{name}.indptr"]),
+                                          shape=tuple(int(v) for v in z[f"{name}.shape"])) for name in SPARSE}
+            dense = {name: z[name] for name in DENSE}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return None
+    return Features(strings["work_ids"], sparse["text"], strings["terms"], dense["latent"], sparse["network"],
+                    dense["provenance"], sparse["cites"], sparse["references"], sparse["cited_by"], settings)
+
+
 def read(pool: str | Path, candidates: str | Path | None, settings: dict[str, Any]) -> Features:
     """The features of the pool whose tables are in the folder `pool` (results/chain/pool), with the
     chaining step of each work from `candidates` (None: no provenance)."""

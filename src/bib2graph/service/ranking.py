@@ -4,7 +4,9 @@ What is a function of files alone (the pool's features under the spec's `screeni
 and seed IDs, the records the queue shows, the checked spec) is kept by this process, keyed by those
 files' size and modification time (and the settings), the last `CACHE` of each kind: a long-lived adapter
 (the GUI's API server) re-ranks after a decision by reading the curation file, fitting and scoring, and
-nothing else. The CLI pays the reads on every call.
+nothing else. The features are also kept on disk (`FEATURES_FILE`, the last built, keyed by the version,
+the settings and the SHA-256 of the pool's files), so a CLI call reads them instead of building them
+again (at 10,000 works, 16 s of TF-IDF and SVD).
 """
 
 from __future__ import annotations
@@ -14,18 +16,19 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import curation, query
-from ..atomic import canonical_json
+from .. import __version__, curation, query
+from ..atomic import canonical_json, sha256_file, sha256_text
 from ..errors import DataError
 from ..paths import CURATION_FILE
 from ..screening import model
-from ..screening.features import Features, read
+from ..screening.features import Features, load, read, save
 from ..screening.state import State, ToScreen
 from .workspace import Workspace
 
 POOL = "results/chain/pool"
 SEEDS = "results/seed/seeds.parquet"
 CANDIDATES_FILE = "results/chain/candidates.parquet"
+FEATURES_FILE = ".snakemake/b2g/features.npz"
 CACHE = 2
 _cache: dict[str, OrderedDict[tuple, Any]] = {}
 _lock = threading.Lock()
@@ -71,8 +74,23 @@ def features(ws: Workspace, settings: dict[str, Any]) -> Features:
     files = _pool(ws)
     candidates = ws.path(CANDIDATES_FILE)
     key = (*(_stamp(p) for p in files.values()), _stamp(candidates), canonical_json(settings))
-    return _memo("features", key, lambda: read(files["works"].parent, candidates if candidates.is_file() else None,
-                                               settings))
+    return _memo("features", key, lambda: _stored(ws, files, candidates if candidates.is_file() else None, settings))
+
+
+def _stored(ws: Workspace, files: dict[str, Path], candidates: Path | None, settings: dict[str, Any]) -> Features:
+    """The features kept in FEATURES_FILE when they were built from the same files and settings by this
+    version, else built and kept there (a read-only workspace builds them every time)."""
+    key = sha256_text("|".join([__version__, canonical_json(settings), *(sha256_file(p) for p in files.values()),
+                                sha256_file(candidates) if candidates else "-"]))
+    path = ws.path(FEATURES_FILE)
+    found = load(path, key, settings)
+    if found is None:
+        found = read(files["works"].parent, candidates, settings)
+        try:
+            save(found, path, key)
+        except OSError:
+            pass
+    return found
 
 
 def spec(ws: Workspace) -> dict[str, Any]:
