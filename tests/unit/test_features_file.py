@@ -43,7 +43,8 @@ def test_a_second_process_reads_the_features_and_ranks_alike(ws, monkeypatch):
     _same(built, kept)
     inc, exc = [0, 5], [1, 2, 3]
     rows = np.arange(6, len(built))
-    first, again = model.rank(model.fit(built, inc, exc, MODEL), rows), model.rank(model.fit(kept, inc, exc, MODEL), rows)
+    first = model.rank(model.fit(built, inc, exc, MODEL), rows)
+    again = model.rank(model.fit(kept, inc, exc, MODEL), rows)
     assert first[0].tobytes() == again[0].tobytes() and first[1].tobytes() == again[1].tobytes()
     assert model.explain(model.fit(built, inc, exc, MODEL), rows[:10]) == \
         model.explain(model.fit(kept, inc, exc, MODEL), rows[:10])

@@ -153,6 +153,23 @@ def test_scopus_layouts_old_and_new():
     assert parse_reference("We use the convention (Equation presented) and (Equation presented)", "scopus") is None
 
 
+def test_a_scopus_reference_dated_inside_its_source_keeps_its_pages_and_title():
+    """Real Scopus references (dse-citan): "et al.." ends the authors, and a proceedings' "(2014)" comes
+    before the pages; both are the same work as the reference written the usual way."""
+    odd = parse_reference("Anderson P., et al.., An undergraduate degree in data science: Curriculum and a decade of "
+                          "implementation experience, SIGCSE 2014-Proceedings of the 45th ACM Technical Symposium on "
+                          "Computer Science Education (2014), pp. 145-150", "scopus")
+    usual = parse_reference("Anderson P., Bowring J., McCauley R., Pothering G., Starr C., An undergraduate degree in "
+                            "data science: Curriculum and a decade of implementation experience, SIGCSE 2014-"
+                            "Proceedings of the 45th ACM Technical Symposium on Computer Science Education, pp. "
+                            "145-150, (2014)", "scopus")
+    for ref in (odd, usual):
+        assert (ref.first_author, ref.year, ref.page) == ("Anderson P.", 2014, "145")
+        assert ref.title == ("An undergraduate degree in data science: Curriculum and a decade of implementation "
+                             "experience")
+    assert identity_key(odd) == identity_key(usual)
+
+
 def test_old_scopus_layout_of_a_real_export_agrees_with_its_fields():
     """litstudy's Scopus CSV writes references "Surname, I., Title (1984) Source, 45 (3), pp. 1-9"."""
     refs = _column(DATA / "scopus" / "litstudy-scopus.csv", "References", ",")
