@@ -222,6 +222,19 @@ def test_the_latent_block_ranks_a_work_by_its_theme_where_no_word_is_shared():
     assert features.build(works[:3], None, no_refs, None, MODEL).latent.shape == (3, 2)   # 3 terms: 2 vectors
 
 
+def test_the_latent_block_is_the_same_whatever_threads_the_process_has(sep):
+    """A CLI call, the API server and a Snakemake job give BLAS different thread counts; the block (and so
+    the queue's bytes) must not depend on it."""
+    from threadpoolctl import threadpool_limits
+
+    found, _ = sep
+    blocks = []
+    for threads in (1, 2, 4):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            blocks.append(features._latent_block(found.text, MODEL["latent"]["components"], MODEL["seed"]))
+    assert blocks[0].tobytes() == blocks[1].tobytes() == blocks[2].tobytes() == found.latent.tobytes()
+
+
 def test_why_ranked_names_real_links_and_positive_terms(sep):
     found, truth = sep
     index = found.index()
