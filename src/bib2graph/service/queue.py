@@ -78,9 +78,9 @@ def _order_note(now, fitted) -> dict[str, Any]:
                 "note": "in work ID order until there is an include (a seed or an accepted work) and an "
                         "exclude (a rejected work); then the screening model ranks the queue"}
     return {"by": "model", "includes": len(now.includes), "excludes": len(now.excludes),
-            "note": "ranked by the screening model fitted on the decisions so far (LinearSVC over text, "
-                    "citation neighbourhood and chaining provenance; spec screening.model), likely includes "
-                    "first; ties by work ID"}
+            "note": "ranked by the screening model fitted on the decisions so far (LinearSVC over text, its "
+                    "latent themes, citation neighbourhood and chaining provenance; spec screening.model), "
+                    "likely includes first; ties by work ID"}
 
 
 def screening_queue(ws: Workspace, limit: int = 50, before: str | None = None) -> Result:
