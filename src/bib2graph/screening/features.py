@@ -247,8 +247,7 @@ def load(path: str | Path, key: str, settings: dict[str, Any]) -> Features | Non
             dense = {name: z[name] for name in DENSE}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return None
-    return Features(strings["work_ids"], sparse["text"], strings["terms"], dense["latent"], sparse["network"],
-                    dense["provenance"], sparse["cites"], sparse["references"], sparse["cited_by"], settings)
+    return Features(**strings, **sparse, **dense, settings=settings)
 
 
 def read(pool: str | Path, candidates: str | Path | None, settings: dict[str, Any]) -> Features:

@@ -248,7 +248,6 @@ _INITIALS_ONLY = re.compile(rf"^{_INITIALS}$")
 _SUFFIX = re.compile(r"(?i)\s+(?:jr|sr|ii|iii|iv)\.?$")   # "MacKerell Jr., A.D."
 _ET_AL = re.compile(r"(?i)^et\s*al\.*$")   # "et al.", "et al..", "et al"
 _PAGES = re.compile(r"(?i)^pp?\.\s*([A-Za-z]?\d+\w*)")   # Scopus marks pages; "20-21" is a volume
-_PAGES_AFTER = re.compile(r"(?i)^\s*,\s*pp?\.\s*[A-Za-z]?\d+\w*(?:\s*[-–]\s*[A-Za-z]?\d+\w*)?$")
 _OLD_TAIL = re.compile(r"\.\s,\s")   # old Scopus: "pp. 39-63. , Ch. 3 in, Eds. …" (publisher notes follow)
 _ISSUE = re.compile(r"(?i)^(?:\d+\w*\s+PG-\S*|sup(?:pl)?\.?\s*\d*[a-z]?|\d+[-–]?\d*\s*(?:spec\.?\s*iss\.?|"
                     r"jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*))$")
@@ -264,13 +263,11 @@ def _parse_scopus(raw: str, text: str) -> ParsedRef:
         text = (text[:found.start()] + text[found.end():]).strip()
     text = text.strip().rstrip(".,; ")
     years = list(_YEAR_PAREN.finditer(text))
-    if years and years[-1].end() == len(text):
-        fields = _scopus_new(text[:years[-1].start()].rstrip(" ,"), dated=True)
-        year = int(years[-1].group(1))
-    elif years and _PAGES_AFTER.match(text[years[-1].end():]):
-        # "…, SIGCSE 2014-Proceedings … Education (2014), pp. 145-150": new style, the pages after the year
-        body = f"{text[:years[-1].start()].rstrip(' ,')}, {text[years[-1].end():].strip(' ,')}"
-        fields = _scopus_new(body, dated=True)
+    after = text[years[-1].end():] if years else ""
+    pages = after.strip(" ,")
+    if years and (not pages or (after.lstrip().startswith(",") and _PAGES.match(pages) and ", " not in pages)):
+        # the new layout: the year ends the reference, or only its pages follow ("… Education (2014), pp. 145-150")
+        fields = _scopus_new(", ".join(p for p in (text[:years[-1].start()].rstrip(" ,"), pages) if p), dated=True)
         year = int(years[-1].group(1))
     elif years:
         fields = _scopus_old(text[:years[0].start()], text[years[0].end():])
