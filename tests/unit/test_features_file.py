@@ -43,11 +43,10 @@ def test_a_second_process_reads_the_features_and_ranks_alike(ws, monkeypatch):
     _same(built, kept)
     inc, exc = [0, 5], [1, 2, 3]
     rows = np.arange(6, len(built))
-    first = model.rank(model.fit(built, inc, exc, MODEL), rows)
-    again = model.rank(model.fit(kept, inc, exc, MODEL), rows)
-    assert first[0].tobytes() == again[0].tobytes() and first[1].tobytes() == again[1].tobytes()
-    assert model.explain(model.fit(built, inc, exc, MODEL), rows[:10]) == \
-        model.explain(model.fit(kept, inc, exc, MODEL), rows[:10])
+    fitted = [model.fit(found, inc, exc, MODEL) for found in (built, kept)]
+    (rows1, scores1), (rows2, scores2) = (model.rank(f, rows) for f in fitted)
+    assert rows1.tobytes() == rows2.tobytes() and scores1.tobytes() == scores2.tobytes()
+    assert model.explain(fitted[0], rows[:10]) == model.explain(fitted[1], rows[:10])
 
 
 def test_other_settings_or_a_damaged_file_build_again(ws, monkeypatch):
