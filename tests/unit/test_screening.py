@@ -271,6 +271,40 @@ def test_simulation_replays_deterministically_and_finds_everything(sep):
     assert runs[0].priors != runs[1].priors
 
 
+@pytest.mark.parametrize("refit", [0.0, 0.1])
+def test_a_replay_refits_as_its_share_says_and_takes_the_last_fits_order_between(sep, monkeypatch, refit):
+    """`refit`: a fit once the decisions since the last reach max(1, floor(refit · decided)), decided
+    counting the priors; in between, the works come in the order the last fit ranked them."""
+    found, truth = sep
+    fits: list[int] = []
+    real = model.fit
+
+    def counted(features_, included, excluded, settings):
+        fits.append(len(included) + len(excluded))
+        return real(features_, included, excluded, settings)
+
+    monkeypatch.setattr(model, "fit", counted)
+    run = simulation.simulate(found, truth, MODEL, 1, [0], 0.95, 0.95, refit=refit)[0]
+    monkeypatch.setattr(model, "fit", real)
+    expected, decided, since = [2], 2, 0
+    for _ in range(len(run.order) - 1):
+        since += 1
+        if since >= max(1, int(refit * (decided + since))):
+            decided, since = decided + since, 0
+            expected.append(decided)
+    assert fits == expected
+    assert (len(fits) == len(run.order)) == (refit == 0) and len(run.order) > 50
+    index, label = found.index(), dict(zip(truth.work_id, truth.label))
+    priors = [index[w] for w in run.priors]
+    rows = np.array(sorted(index[w] for w in truth.work_id))
+    for start, end in zip(expected, expected[1:] + [2 + len(run.order)]):
+        known = set(priors) | set(run.order[:start - 2].tolist())
+        inc = sorted(r for r in known if label[found.work_ids[r]] == 1)
+        ranked, _ = model.rank(model.fit(found, inc, sorted(set(known) - set(inc)), MODEL),
+                               np.array([r for r in rows if r not in known]))
+        assert run.order[start - 2:end - 2].tolist() == ranked[:end - start].tolist()
+
+
 def test_with_nothing_left_to_screen_the_verdict_says_so():
     """Every work screened (or none to screen: a universe taken whole) leaves nothing to screen: the
     verdict says so instead of "keep screening"; the rule's own answer (`stop`) is unchanged."""
