@@ -10,7 +10,7 @@ rule has fired, or nothing is left. The model and the rule are those of the queu
 
 Refits (`refit`, a share): a fit costs time in proportion to the decisions it learns from, so refitting
 after every one of them makes a replay's cost grow with the square of its length (a 10,000-work review:
-0.3 s a decision by the 2,500th, and hours in all). The replay refits once the decisions since the last
+18 ms a decision at the 500th, 0.3 s by the 2,500th). The replay refits once the decisions since the last
 fit reach ``max(1, floor(refit · decided))``, ``decided`` counting the priors: after every decision
 below ``2/refit`` decided, then in batches of that share, taking the works in the order of the last fit
 in between (batch-mode active learning). The number of fits then grows with the logarithm of the
