@@ -282,6 +282,8 @@ def import_files(paths: list[Path], names: list[str], formats: list[str | None] 
         pa.default_memory_pool().release_unused()
         merged.write_rows(write)
         resolving = refs.resolve(merged.resolver, refs.fuller())
+        if len({db for db, _ in merged.databases.values()}) > 1:   # one work's two reference lists, aligned
+            resolving["aligned_across_databases"] = refs.align(merged.databases)
         merged.resolver = None   # the keys of every work: tens of MB, no longer asked
         refs.references(merged.sources, lambda batches: write("references", batches))
         merged.write_works(write, refs.reference_counts())

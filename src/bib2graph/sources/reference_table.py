@@ -25,8 +25,8 @@ import pyarrow as pa
 
 from .exports.names import display_name
 from .exports.parsed_ref import ParsedRef
-from .exports.references import (ReferenceResolver, SourceFolding, _Form, form_parts, identity_key,
-                                 merge_forms, names_a_work, parse_reference)
+from .exports.references import (Aligned, ReferenceResolver, SourceFolding, _Form, align_lists, form_parts,
+                                 identity_key, merge_forms, names_a_work, parse_reference)
 from .exports.work_ids import derived_id
 
 UNPARSED_SHOWN = 1_000   # unparsed references listed with file and line in the manifest; cited.parquet has all
@@ -223,6 +223,43 @@ class ReferenceTable:
                     SELECT p.* FROM p SEMI JOIN g ON p.s = g.s AND p.v = g.v AND p.pg = g.pg
                     ORDER BY p.s, p.v, p.pg""")
         return merge_forms(self._groups(blocks_q), self._groups(titled_q, 2, True), self._groups(placed_q, 3, True))
+
+    def align(self, databases: dict[int, tuple[str, str]]) -> int:
+        """Join the cited works that two databases' records of one work (`databases`: entry → (database,
+        work ID)) each cite as their only dated reference of a surname and year (`align_lists`), once
+        `resolve` has run; returns how many cited works took another's ID."""
+        self._table("sides", {"entry": pa.array(list(databases), pa.int64()),
+                              "db": pa.array([db for db, _ in databases.values()], pa.string()),
+                              "work": pa.array([work for _, work in databases.values()], pa.string())})
+        rows = self._rows("""
+            WITH s AS (SELECT * FROM sides WHERE work IN (SELECT work FROM sides GROUP BY work
+                                                          HAVING count(DISTINCT db) > 1)),
+                 named AS (SELECT work_id FROM resolved GROUP BY work_id
+                           HAVING bool_or(starts_with(identity, 'doi:') OR starts_with(identity, 'pmid:'))
+                               OR NOT starts_with(work_id, 'REF:')),
+                 r AS (SELECT s.work, s.db, f.f_surname AS sn, f.year AS y, rs.work_id AS cited,
+                              f.f_initial AS ini, f.f_volume AS v,
+                              f.f_volume = '' OR f.f_page = '' AS rk   -- the fullest form's initial and volume
+                       FROM occurrences o JOIN s ON o.entry = s.entry JOIN firsts f ON f.identity = o.ref
+                            JOIN resolved rs ON rs.identity = o.ref
+                       WHERE o.parsed AND f.year IS NOT NULL AND f.f_surname <> ''
+                         AND NOT starts_with(f.identity, 'raw:')),
+                 u AS (SELECT work, db, sn, y, any_value(cited) AS cited, arg_min(ini, rk) AS ini,
+                              arg_min(v, rk) AS v
+                       FROM r GROUP BY work, db, sn, y HAVING count(DISTINCT cited) = 1)
+            SELECT DISTINCT a.cited, a.ini, a.v, a.cited IN (SELECT work_id FROM named),
+                            b.cited, b.ini, b.v, b.cited IN (SELECT work_id FROM named)
+            FROM u a JOIN u b ON a.work = b.work AND a.sn = b.sn AND a.y = b.y AND a.db < b.db
+            WHERE a.cited <> b.cited ORDER BY ALL""")
+        joined = align_lists((Aligned(r[0], r[1] or "", r[2] or "", r[3]), Aligned(r[4], r[5] or "", r[6] or "", r[7]))
+                             for r in rows)
+        if joined:
+            self._table("joined", {"work_id": pa.array(list(joined), pa.string()),
+                                   "target": pa.array(list(joined.values()), pa.string())})
+            self.con.execute("""UPDATE resolved SET work_id = j.target, self = false FROM joined j
+                                WHERE resolved.work_id = j.work_id""")
+            self._join_key()
+        return len(joined)
 
     def _groups(self, query: str, keys: int = 2, dated: bool = False) -> Iterator[set]:
         """The forms of `query`'s rows (`keys` grouping columns, then, when `dated`, a column read with the

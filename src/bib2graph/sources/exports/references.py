@@ -44,6 +44,8 @@ unmatched takes the one better identity of the same year whose title (or WoS sou
 alike (Scopus drops corporate authors WoS names). A key between two candidates takes neither, and a DOI is
 never mapped: two DOIs never merge. A reference that names no work (`names_a_work`: a bare "(2016)",
 "[Anonymous], 2016") gets no identity: as one node it would couple every work citing one.
+`align_lists` then joins the cited works that two databases' records of one work each cite as their only
+work of a surname and year: what the strings cannot tell, the two reference lists of one work can.
 """
 
 from __future__ import annotations
@@ -628,6 +630,55 @@ def _root(merged: dict[str, str], identity: str) -> str:
     while (identity := merged.get(identity, identity)) not in seen:
         seen.add(identity)
     return identity
+
+
+@dataclass(frozen=True, slots=True)
+class Aligned:
+    """A cited work (as resolved) that one database's record of a work cites as its only reference of a
+    surname and year (`ReferenceTable.align`): the first initial and volume it is written with there, and
+    whether it is `named`: a work of the corpus, or one with a DOI or PMID."""
+
+    work_id: str
+    initial: str
+    volume: str
+    named: bool
+
+
+def align_lists(pairs: Iterable[tuple[Aligned, Aligned]]) -> dict[str, str]:
+    """Cited work → the cited work it is one with, from pairs of two databases' records of one work each
+    citing one work of a surname and year: the two reference lists of a work say which of their forms are
+    one work. Web of Science and Scopus write books, reports, theses and proceedings too differently for
+    any rule on the strings ("Geertz C., 1973, INTERPRETATION CULTU" and "Geertz C., The interpretation
+    of cultures, selected essays, Basic Books, (1973)"), and citing authors mistype pages ("Rizvi SMD,
+    2013, EXCLI J, V12, P831" and "…, 12, pp. 830-857, (2013)"). A pair joins unless first initials or
+    volumes differ where both give them. The works so joined map to the one `named` work among them, else
+    to the least ID; joined works holding two named ones (two DOIs) stay apart, all of them, as a key
+    between two candidates takes neither."""
+    parent: dict[str, str] = {}
+    named: set[str] = set()
+
+    def find(work_id: str) -> str:
+        while parent.get(work_id, work_id) != work_id:
+            work_id = parent[work_id]
+        return work_id
+
+    for a, b in pairs:
+        if a.initial and b.initial and a.initial != b.initial or a.volume and b.volume and a.volume != b.volume:
+            continue
+        named.update(side.work_id for side in (a, b) if side.named)
+        roots = sorted({find(a.work_id), find(b.work_id)})
+        if len(roots) == 2:
+            parent[roots[1]] = roots[0]
+    groups: dict[str, list[str]] = defaultdict(list)
+    for work_id in set(parent) | set(parent.values()):
+        groups[find(work_id)].append(work_id)
+    out: dict[str, str] = {}
+    for members in groups.values():
+        heads = sorted(m for m in members if m in named)
+        if len(heads) <= 1:
+            target = heads[0] if heads else min(members)
+            out.update({m: target for m in members if m != target})
+    return dict(sorted(out.items()))
 
 
 def _across_years(dated: set[tuple[int, "_Form"]], merged: dict[str, str]) -> dict[str, str]:
