@@ -226,8 +226,10 @@ class ReferenceTable:
 
     def align(self, databases: dict[int, tuple[str, str]]) -> int:
         """Join the cited works that two databases' records of one work (`databases`: entry → (database,
-        work ID)) each cite as their only dated reference of a surname and year (`align_lists`), once
-        `resolve` has run; returns how many cited works took another's ID."""
+        work ID)) each cite as their only dated reference of a surname and year (`align_lists`), or as their
+        only reference of a surname, dated a year apart, one of them with a DOI or PMID or in the corpus
+        (online first: WoS and Scopus date such a paper apart), once `resolve` has run; returns how many
+        cited works took another's ID."""
         self._table("sides", {"entry": pa.array(list(databases), pa.int64()),
                               "db": pa.array([db for db, _ in databases.values()], pa.string()),
                               "work": pa.array([work for _, work in databases.values()], pa.string())})
@@ -246,11 +248,20 @@ class ReferenceTable:
                          AND NOT starts_with(f.identity, 'raw:')),
                  u AS (SELECT work, db, sn, y, any_value(cited) AS cited, arg_min(ini, rk) AS ini,
                               arg_min(v, rk) AS v
-                       FROM r GROUP BY work, db, sn, y HAVING count(DISTINCT cited) = 1)
+                       FROM r GROUP BY work, db, sn, y HAVING count(DISTINCT cited) = 1),
+                 w AS (SELECT work, db, sn, any_value(y) AS y, any_value(cited) AS cited, arg_min(ini, rk) AS ini,
+                              arg_min(v, rk) AS v
+                       FROM r GROUP BY work, db, sn HAVING count(DISTINCT cited) = 1 AND count(DISTINCT y) = 1)
             SELECT DISTINCT a.cited, a.ini, a.v, a.cited IN (SELECT work_id FROM named),
                             b.cited, b.ini, b.v, b.cited IN (SELECT work_id FROM named)
             FROM u a JOIN u b ON a.work = b.work AND a.sn = b.sn AND a.y = b.y AND a.db < b.db
-            WHERE a.cited <> b.cited ORDER BY ALL""")
+            WHERE a.cited <> b.cited
+            UNION
+            SELECT DISTINCT a.cited, a.ini, a.v, a.cited IN (SELECT work_id FROM named),
+                            b.cited, b.ini, b.v, b.cited IN (SELECT work_id FROM named)
+            FROM w a JOIN w b ON a.work = b.work AND a.sn = b.sn AND abs(a.y - b.y) = 1 AND a.db < b.db
+            WHERE a.cited <> b.cited AND (a.cited IN (SELECT work_id FROM named) OR b.cited IN (SELECT work_id FROM named))
+            ORDER BY ALL""")
         joined = align_lists((Aligned(r[0], r[1] or "", r[2] or "", r[3]), Aligned(r[4], r[5] or "", r[6] or "", r[7]))
                              for r in rows)
         if joined:
