@@ -236,31 +236,29 @@ class ReferenceTable:
         rows = self._rows("""
             WITH s AS (SELECT * FROM sides WHERE work IN (SELECT work FROM sides GROUP BY work
                                                           HAVING count(DISTINCT db) > 1)),
-                 named AS (SELECT work_id FROM resolved GROUP BY work_id
+                 named AS (SELECT work_id FROM resolved GROUP BY work_id   -- a corpus work, or one with a DOI
                            HAVING bool_or(starts_with(identity, 'doi:') OR starts_with(identity, 'pmid:'))
                                OR NOT starts_with(work_id, 'REF:')),
                  r AS (SELECT s.work, s.db, f.f_surname AS sn, f.year AS y, rs.work_id AS cited,
-                              f.f_initial AS ini, f.f_volume AS v,
+                              rs.work_id IN (SELECT work_id FROM named) AS nm, f.f_initial AS ini, f.f_volume AS v,
                               f.f_volume = '' OR f.f_page = '' AS rk   -- the fullest form's initial and volume
                        FROM occurrences o JOIN s ON o.entry = s.entry JOIN firsts f ON f.identity = o.ref
                             JOIN resolved rs ON rs.identity = o.ref
                        WHERE o.parsed AND f.year IS NOT NULL AND f.f_surname <> ''
                          AND NOT starts_with(f.identity, 'raw:')),
-                 u AS (SELECT work, db, sn, y, any_value(cited) AS cited, arg_min(ini, rk) AS ini,
-                              arg_min(v, rk) AS v
+                 u AS (SELECT work, db, sn, y, any_value(cited) AS cited, any_value(nm) AS nm,
+                              arg_min(ini, rk) AS ini, arg_min(v, rk) AS v
                        FROM r GROUP BY work, db, sn, y HAVING count(DISTINCT cited) = 1),
-                 w AS (SELECT work, db, sn, any_value(y) AS y, any_value(cited) AS cited, arg_min(ini, rk) AS ini,
-                              arg_min(v, rk) AS v
+                 w AS (SELECT work, db, sn, any_value(y) AS y, any_value(cited) AS cited, any_value(nm) AS nm,
+                              arg_min(ini, rk) AS ini, arg_min(v, rk) AS v
                        FROM r GROUP BY work, db, sn HAVING count(DISTINCT cited) = 1 AND count(DISTINCT y) = 1)
-            SELECT DISTINCT a.cited, a.ini, a.v, a.cited IN (SELECT work_id FROM named),
-                            b.cited, b.ini, b.v, b.cited IN (SELECT work_id FROM named)
+            SELECT a.cited, a.ini, a.v, a.nm, b.cited, b.ini, b.v, b.nm
             FROM u a JOIN u b ON a.work = b.work AND a.sn = b.sn AND a.y = b.y AND a.db < b.db
             WHERE a.cited <> b.cited
-            UNION
-            SELECT DISTINCT a.cited, a.ini, a.v, a.cited IN (SELECT work_id FROM named),
-                            b.cited, b.ini, b.v, b.cited IN (SELECT work_id FROM named)
+            UNION   -- the only work of a surname on each side, a year apart: online first, when one has a DOI
+            SELECT a.cited, a.ini, a.v, a.nm, b.cited, b.ini, b.v, b.nm
             FROM w a JOIN w b ON a.work = b.work AND a.sn = b.sn AND abs(a.y - b.y) = 1 AND a.db < b.db
-            WHERE a.cited <> b.cited AND (a.cited IN (SELECT work_id FROM named) OR b.cited IN (SELECT work_id FROM named))
+            WHERE a.cited <> b.cited AND (a.nm OR b.nm)
             ORDER BY ALL""")
         joined = align_lists((Aligned(r[0], r[1] or "", r[2] or "", r[3]), Aligned(r[4], r[5] or "", r[6] or "", r[7]))
                              for r in rows)
