@@ -15,9 +15,14 @@ Part 2: a pool of 10,300 works (the SYNERGY works replicated with new IDs, tests
 (`service.queue.screening_queue`, the pool's features kept in the process) against the floor: one bare
 fit and predict of the same model on the same in-memory features. Medians of `--repeat` runs.
 
+Part 3 (`--scale N`): one replay (seed 0) on a pool of N works (the SYNERGY works replicated, Oud_2018's
+includes and their copies labelled include, the rest exclude), with the spec's default refit share against
+refitting after every decision (`screening.simulation.refit: 0`): seconds, decisions and WSS@95 of each.
+
     python benchmarks/bench_screening.py                          # the five shared reviews, both parts
     python benchmarks/bench_screening.py --reviews DIR [DIR …]     # other labelled reviews
     python benchmarks/bench_screening.py --skip-asreview --skip-rerank
+    python benchmarks/bench_screening.py --reviews --skip-rerank --scale 5000
 """
 
 from __future__ import annotations
@@ -274,6 +279,48 @@ def part_two(pending: int, repeat: int) -> None:
         print(f"  ratio {q / b:.2f}x (the aim: at most 2x)")
 
 
+def part_three(n: int) -> None:
+    """A replay at `n` pooled works, with the default refit share and with a fit after every decision."""
+    import pandas as pd
+
+    from bib2graph.screening import features, metrics, simulation
+    from bib2graph.skips import Skips
+    from bib2graph.sources.records import bundle_from_works
+    from bib2graph.spec import schema_defaults
+    from tests.snapshot_builder import replicate, synergy_works
+
+    base = synergy_works(*sorted(SYNERGY.glob("*/works_*.zip")))
+    ids = [w["id"].rsplit("/", 1)[-1] for w in base]
+    labels = pd.read_csv(SYNERGY / "Oud_2018" / "labels.csv")
+    included = set(labels.loc[labels["label_included"] == 1, "openalex_id"].str.rsplit("/", n=1).str[-1])
+    works = replicate(base, n)
+    pool = bundle_from_works(works, Skips())
+
+    def original(work_id: str) -> str:   # replicate numbers copy k of the i-th work 9e9 + k·1e7 + i
+        number = int(work_id[1:])
+        return ids[(number - 9_000_000_000) % 10_000_000] if number >= 9_000_000_000 else work_id
+
+    table = pd.DataFrame({"work_id": pool.works["work_id"]})
+    table["label"] = [int(original(w) in included) for w in table["work_id"]]
+    screening = schema_defaults("screening")
+    start = time.perf_counter()
+    built = features.build(pool.works, pool.terms, pool.references, None, screening["model"])
+    print(f"\nreplay at {len(table):,} pooled works ({int(table['label'].sum())} includes, Oud_2018's and their "
+          f"copies); features {time.perf_counter() - start:.1f} s")
+    stop = screening["stopping"]
+    timed = {}
+    for refit in (float(screening["simulation"]["refit"]), 0.0):
+        start = time.perf_counter()
+        (run,) = simulation.simulate(built, table, screening["model"], 1, [0], stop["recall"], stop["confidence"],
+                                     refit=refit)
+        timed[refit] = time.perf_counter() - start
+        order = np.concatenate([run.labels, np.zeros(run.to_screen - len(run.labels), dtype=np.int64)])
+        print(f"  refit {refit:<5}: {timed[refit]:7.1f} s for {len(run.order):,} decisions, "
+              f"WSS@95 {metrics.wss(order, 0.95):.3f}, stopped at {run.summary(stop['recall'], stop['confidence'])['stopped_at']}")
+    default = float(screening["simulation"]["refit"])
+    print(f"  every decision / the default share: {timed[0.0] / timed[default]:.1f}x the time")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reviews", nargs="*", default=[str(p) for p in sorted(SYNERGY.iterdir()) if (p / "labels.csv").is_file()]
@@ -285,12 +332,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-rerank", action="store_true")
     parser.add_argument("--pending", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--scale", type=int, default=0, help="part 3 at this many pooled works (0: not run)")
     args = parser.parse_args(argv)
     if args.reviews:
         print(HEADER)
         summary(part_one(args))
     if not args.skip_rerank:
         part_two(args.pending, args.repeat)
+    if args.scale:
+        part_three(args.scale)
     return 0
 
 
