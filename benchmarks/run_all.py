@@ -25,7 +25,7 @@ SMALL = {"bench_fetch.py": ["--seeds", "50"], "bench_networks.py": ["--sizes", "
          "bench_gui.py": ["--nodes", "10000", "--edges", "100000"],
          "bench_readers.py": ["--records", "10000"],
          "bench_screening.py": ["--reviews", str(HERE.parents[1] / "shared/data/synergy/Donners_2021"),
-                                "--seeds", "0", "1", "--pending", "2000", "--repeat", "3"]}
+                                "--seeds", "0", "1", "--pending", "2000", "--repeat", "3", "--scale", "1500"]}
 
 
 def run(script: Path, args: list[str]) -> bool:
