@@ -199,6 +199,13 @@ def test_the_import_aligns_each_works_two_reference_lists_and_never_joins_two_do
     assert len(seen["online_first"]) == 1   # "Frauenberger C, 2017, INTERACT COMPUT, V29, P220, DOI …" and "…, (2016)"
 
 
+def test_an_aligned_import_repeats_byte_for_byte(pair_files):
+    wos, scopus = pair_files["bibjoin"]
+    first, again = (ingest([wos, scopus], [wos.name, scopus.name]) for _ in range(2))
+    assert first.counts["references"]["aligned_across_databases"] > 0
+    assert first.bundle.references.equals(again.bundle.references) and first.cited.equals(again.cited)
+
+
 @pytest.mark.parametrize("name", ["dse", "tobler"])
 def test_the_imports_groups_merge_as_every_group_would(name, pair_files, monkeypatch):
     """The import hands `merge_forms` only the blocks, title groups and volume-and-page groups in which

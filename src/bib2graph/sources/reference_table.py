@@ -233,7 +233,10 @@ class ReferenceTable:
         self._table("sides", {"entry": pa.array(list(databases), pa.int64()),
                               "db": pa.array([db for db, _ in databases.values()], pa.string()),
                               "work": pa.array([work for _, work in databases.values()], pa.string())})
-        rows = self._rows("""
+        # the initial and volume of a cited work's fullest forms in the record (the greatest, when they differ)
+        best = ", ".join(f"coalesce(max(nullif({c}, '')) FILTER (WHERE NOT rk), max(nullif({c}, ''))) AS {c}"
+                         for c in ("ini", "v"))
+        rows = self._rows(f"""
             WITH s AS (SELECT * FROM sides WHERE work IN (SELECT work FROM sides GROUP BY work
                                                           HAVING count(DISTINCT db) > 1)),
                  named AS (SELECT work_id FROM resolved GROUP BY work_id   -- a corpus work, or one with a DOI
@@ -241,16 +244,14 @@ class ReferenceTable:
                                OR NOT starts_with(work_id, 'REF:')),
                  r AS (SELECT s.work, s.db, f.f_surname AS sn, f.year AS y, rs.work_id AS cited,
                               rs.work_id IN (SELECT work_id FROM named) AS nm, f.f_initial AS ini, f.f_volume AS v,
-                              f.f_volume = '' OR f.f_page = '' AS rk   -- the fullest form's initial and volume
+                              f.f_volume = '' OR f.f_page = '' AS rk
                        FROM occurrences o JOIN s ON o.entry = s.entry JOIN firsts f ON f.identity = o.ref
                             JOIN resolved rs ON rs.identity = o.ref
                        WHERE o.parsed AND f.year IS NOT NULL AND f.f_surname <> ''
                          AND NOT starts_with(f.identity, 'raw:')),
-                 u AS (SELECT work, db, sn, y, any_value(cited) AS cited, any_value(nm) AS nm,
-                              arg_min(ini, rk) AS ini, arg_min(v, rk) AS v
+                 u AS (SELECT work, db, sn, y, min(cited) AS cited, bool_or(nm) AS nm, {best}
                        FROM r GROUP BY work, db, sn, y HAVING count(DISTINCT cited) = 1),
-                 w AS (SELECT work, db, sn, any_value(y) AS y, any_value(cited) AS cited, any_value(nm) AS nm,
-                              arg_min(ini, rk) AS ini, arg_min(v, rk) AS v
+                 w AS (SELECT work, db, sn, min(y) AS y, min(cited) AS cited, bool_or(nm) AS nm, {best}
                        FROM r GROUP BY work, db, sn HAVING count(DISTINCT cited) = 1 AND count(DISTINCT y) = 1)
             SELECT a.cited, a.ini, a.v, a.nm, b.cited, b.ini, b.v, b.nm
             FROM u a JOIN u b ON a.work = b.work AND a.sn = b.sn AND a.y = b.y AND a.db < b.db
