@@ -287,21 +287,16 @@ def part_three(n: int) -> None:
     from bib2graph.skips import Skips
     from bib2graph.sources.records import bundle_from_works
     from bib2graph.spec import schema_defaults
-    from tests.snapshot_builder import replicate, synergy_works
+    from tests.snapshot_builder import original_id, replicate, synergy_works
 
     base = synergy_works(*sorted(SYNERGY.glob("*/works_*.zip")))
-    ids = [w["id"].rsplit("/", 1)[-1] for w in base]
     labels = pd.read_csv(SYNERGY / "Oud_2018" / "labels.csv")
     included = set(labels.loc[labels["label_included"] == 1, "openalex_id"].str.rsplit("/", n=1).str[-1])
     works = replicate(base, n)
     pool = bundle_from_works(works, Skips())
 
-    def original(work_id: str) -> str:   # replicate numbers copy k of the i-th work 9e9 + k·1e7 + i
-        number = int(work_id[1:])
-        return ids[(number - 9_000_000_000) % 10_000_000] if number >= 9_000_000_000 else work_id
-
     table = pd.DataFrame({"work_id": pool.works["work_id"]})
-    table["label"] = [int(original(w) in included) for w in table["work_id"]]
+    table["label"] = [int(original_id(w, base) in included) for w in table["work_id"]]
     screening = schema_defaults("screening")
     start = time.perf_counter()
     built = features.build(pool.works, pool.terms, pool.references, None, screening["model"])

@@ -97,6 +97,17 @@ def _next_day(date: str) -> str:
     return (dt.date.fromisoformat(date) + dt.timedelta(days=1)).isoformat()
 
 
+COPY_BASE, COPY_STRIDE = 9_000_000_000, 10_000_000   # copy k of the i-th work is W{COPY_BASE + k·COPY_STRIDE + i}
+
+
+def original_id(work_id: str, works: list[dict[str, Any]]) -> str:
+    """The ID of the work of `works` (as given to `replicas`) that `work_id` is a copy of, or itself."""
+    number = int(work_id[1:])
+    if number < COPY_BASE:
+        return work_id
+    return works[(number - COPY_BASE) % COPY_STRIDE]["id"].rsplit("/", 1)[-1]
+
+
 def replicate(works: list[dict[str, Any]], n: int, seed: int = 0, cross: int = 3) -> list[dict[str, Any]]:
     """`works` and copies of them up to `n` works (`replicas`, as a list)."""
     return list(replicas(works, n, seed, cross))
@@ -115,7 +126,7 @@ def replicas(works: list[dict[str, Any]], n: int, seed: int = 0, cross: int = 3)
     made, copy_no = min(n, len(works)), 0
     while made < n:
         copy_no += 1
-        renamed = {old: f"W{9_000_000_000 + copy_no * 10_000_000 + i}" for i, old in enumerate(ids)}
+        renamed = {old: f"W{COPY_BASE + copy_no * COPY_STRIDE + i}" for i, old in enumerate(ids)}
         pool = list(earlier)
         for original in works:
             if made >= n:

@@ -53,7 +53,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ...ids import normalize_doi
 from .dimensions_refs import parse_dimensions_reference
@@ -654,28 +654,30 @@ def align_lists(pairs: Iterable[tuple[Aligned, Aligned]]) -> dict[str, str]:
     volumes differ where both give them. The works so joined map to the one `named` work among them, else
     to the least ID; joined works holding two named ones (two DOIs) stay apart, all of them, as a key
     between two candidates takes neither."""
-    parent: dict[str, str] = {}
     named: set[str] = set()
-
-    def find(work_id: str) -> str:
-        while parent.get(work_id, work_id) != work_id:
-            work_id = parent[work_id]
-        return work_id
-
+    links = []
     for a, b in pairs:
         if a.initial and b.initial and a.initial != b.initial or a.volume and b.volume and a.volume != b.volume:
             continue
         named.update(side.work_id for side in (a, b) if side.named)
-        roots = sorted({find(a.work_id), find(b.work_id)})
-        if len(roots) == 2:
-            parent[roots[1]] = roots[0]
-    groups: dict[str, list[str]] = defaultdict(list)
-    for work_id in set(parent) | set(parent.values()):
-        groups[find(work_id)].append(work_id)
+        links.append((a.work_id, b.work_id))
+    return _joined(links, named.__contains__)
+
+
+def _joined(links: Iterable[tuple[str, str]], named: Callable[[str], bool]) -> dict[str, str]:
+    """Member → target of the groups the `links` join: a group maps to its one `named` member (a DOI),
+    else to its least; a group holding two named members stays apart, all of it (two DOIs never merge)."""
+    from scipy.cluster.hierarchy import DisjointSet   # scipy: loaded when something is joined
+
+    groups = DisjointSet()
+    for a, b in links:
+        groups.add(a)
+        groups.add(b)
+        groups.merge(a, b)
     out: dict[str, str] = {}
-    for members in groups.values():
-        heads = sorted(m for m in members if m in named)
-        if len(heads) <= 1:
+    for members in groups.subsets():
+        heads = sorted(m for m in members if named(m))
+        if len(members) > 1 and len(heads) <= 1:
             target = heads[0] if heads else min(members)
             out.update({m: target for m in members if m != target})
     return dict(sorted(out.items()))
@@ -688,32 +690,14 @@ def _across_years(dated: set[tuple[int, "_Form"]], merged: dict[str, str]) -> di
     "Buntgen U., …, 12, pp. 100-…, (2013)"). Each group of identities so joined takes its one DOI (or
     PMID), else its first key; a group holding two DOIs stays apart."""
     forms = sorted(((year, _root(merged, f.identity), f) for year, f in dated), key=lambda t: (t[0], t[2].identity))
-    parent: dict[str, str] = {}   # the identities (where earlier passes took them) joined so far
-
-    def find(identity: str) -> str:
-        while parent.get(identity, identity) != identity:
-            identity = parent[identity]
-        return identity
-
+    links = []
     for i, (year, root, f) in enumerate(forms):
         for other_year, other_root, g in forms[i + 1:]:
             if other_year > year + 1:
                 break
             if other_year == year + 1 and _same_author(f, g) and _sources_agree(f, g):
-                a, b = sorted((find(root), find(other_root)))
-                if a != b:
-                    parent[b] = a
-    groups: dict[str, set[str]] = defaultdict(set)
-    for _, root, _ in forms:
-        groups[find(root)].add(root)
-    out: dict[str, str] = {}
-    for members in groups.values():
-        better = sorted(m for m in members if m.startswith(("doi:", "pmid:")))
-        if len(members) < 2 or len(better) > 1:
-            continue
-        target = better[0] if better else min(members)
-        out.update({m: target for m in members if m != target})
-    return out
+                links.append((root, other_root))
+    return _joined(links, lambda identity: identity.startswith(("doi:", "pmid:")))
 
 
 def _sources_agree(a: _Form, b: _Form) -> bool:
