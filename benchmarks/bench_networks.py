@@ -2,12 +2,14 @@
 
 The corpus is synthetic and seeded: ~25–30 distinct references per work drawn from a skewed pool
 (p ∝ 1/rank^0.6 over 10·n cited IDs), authors, institutions and keywords likewise skewed. For each size
-and network kind (the kind's defaults, the spec's default communities, metrics and exports) three
+and network kind (the kind's defaults, the spec's default communities, metrics and exports) these
 processes run, each measuring its own peak memory (ru_maxrss):
 
 * the network job: ``phases.run_network`` as the workflow runs it (read the corpus, build, write the
-  tables; the rule's two threads, so the stability score's other Leiden runs go in a forked process
-  beside the seed's), with seconds per stage (``timings``) and its peak plus its child's;
+  tables; the rule's two threads, so eigenvector centrality goes in a forked process beside the seed's
+  clustering), with seconds per stage (``timings``) and its peak plus its child's;
+* the stability job (``phases.run_stability``: the other seeds' clusterings, a job of its own that the
+  workflow runs beside the export and layout), printed beside the row, not in its ratio;
 * the floors, on the network just written: the bare sparse product the kind's counting computes
   (factorised IDs, ``A·Aᵀ`` for coupling, ``Aᵀ·A`` over references cited at least ``min_occurrences``
   times for co-citation, ``triu``, ``tocoo``; coupling and co-citation only), one igraph
@@ -152,10 +154,26 @@ def network_job(root: Path, kind: str) -> dict:
                 Skips(), timings=stages, threads=registry.threads("network", _corpus_paths(root)))
     seconds = time.perf_counter() - start
     metrics = json.loads((folder / "graph/metrics.json").read_text(encoding="utf-8"))
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024   # the stability process
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024   # the eigenvector process
     return {"seconds": seconds, "peak_mb": _peak_mb() + children, "stages": stages, "peaks": stages.peaks, "nodes": metrics["nodes"],
-            "edges": metrics["edges"], "betweenness": metrics["betweenness"], "stability": metrics["stability"],
-            "evidence": metrics["evidence"], "clusters_reproducible": metrics["clusters_reproducible"]}
+            "edges": metrics["edges"], "betweenness": metrics["betweenness"], "evidence": metrics["evidence"]}
+
+
+def stability_job(root: Path, kind: str) -> dict:
+    """The stability job on the network just built (its own job, which the workflow runs beside the
+    export and layout): seconds, peak and what it measured."""
+    from bib2graph.phases import run_stability
+    from bib2graph.skips import Skips
+
+    net = root / kind / "net"
+    start = time.perf_counter()
+    run_stability(_spec(kind), kind, {"nodes": str(net / "graph/nodes.parquet"), "edges": str(net / "edges.parquet"),
+                                      "metrics": str(net / "graph/metrics.json")},
+                  {"stability": str(net / "stability.json")}, Skips())
+    seconds = time.perf_counter() - start
+    said = json.loads((net / "stability.json").read_text(encoding="utf-8"))
+    return {"seconds": seconds, "peak_mb": _peak_mb(), "stability": said["stability"],
+            "clusters_reproducible": said["clusters_reproducible"]}
 
 
 def bare_product(refs: pd.DataFrame, kind: str, min_occurrences: int) -> float:
@@ -278,7 +296,8 @@ def export_job(root: Path, kind: str) -> dict:
             "visual_edges": counts["reduction"]["kept"]}
 
 
-CHILDREN = {"make": make, "network": network_job, "floors": floors, "clusters": clusters_job, "export": export_job}
+CHILDREN = {"make": make, "network": network_job, "stability": stability_job, "floors": floors,
+            "clusters": clusters_job, "export": export_job}
 
 
 def _run(*args: str) -> dict:
@@ -301,7 +320,7 @@ def _stages(job: dict) -> str:
     return ", ".join(shown)
 
 
-def report(size: int, kind: str, net: dict, low: dict, exp: dict, named: dict) -> tuple[str, float]:
+def report(size: int, kind: str, net: dict, low: dict, exp: dict, named: dict, stable: dict) -> tuple[str, float]:
     """The row and its lines of stages; returns the text and the ratio (network + export) / Σ floors."""
     f = low["floors"]
     total_floor = sum(f.values())
@@ -313,7 +332,7 @@ def report(size: int, kind: str, net: dict, low: dict, exp: dict, named: dict) -
     between = b["method"] + (f" from {b['sources']} sources" if b.get("sources") else "") + (
         f", standard error of the top 20 a median {error['median_relative_se']:.0%} of the value"
         if error.get("median_relative_se") is not None else "")
-    st = net["stability"]
+    st = stable["stability"]
     floors_text = ", ".join(f"{k} {v:.1f}" for k, v in f.items())
     text = (f"{size:>7} {kind:<13} {net['nodes']:>8} {net['edges']:>10} {net['seconds']:9.1f} {net['peak_mb']:8.0f} "
             f"{exp['seconds']:9.1f} {exp['peak_mb']:8.0f} {total_floor:8.1f} {ratio:7.2f} "
@@ -327,7 +346,9 @@ def report(size: int, kind: str, net: dict, low: dict, exp: dict, named: dict) -
             f"×{net['stages'].get('clustering', 0) / max(f['leiden'], 1e-9):.2f} of the Leiden call, pagerank "
             f"×{net['stages'].get('pagerank', 0) / max(f['prpack'], 1e-9):.2f} of PRPACK"
             + (f", counting ×{net['stages'].get('counting', 0) / f['product']:.2f} of the product" if "product" in f else "")
-            + f"\n{'':>9}stability {st['runs']} runs (reproducible: {net['clusters_reproducible']}); betweenness "
+            + f"\n{'':>9}stability job: {stable['seconds']:.1f} s, peak {stable['peak_mb']:.0f} MB, {st['runs']} runs "
+              f"(reproducible: {stable['clusters_reproducible']}; its own job, beside the export and layout)"
+            + f"\n{'':>9}betweenness "
               f"{between}; evidence {net['evidence']['rows']:,} rows {'built' if net['evidence']['complete'] else 'skipped'}")
     return text, ratio
 
@@ -351,6 +372,7 @@ def main() -> None:
             for kind in args.kinds:
                 try:
                     net = _run("network", tmp, kind)
+                    stable = _run("stability", tmp, kind)
                     named = _run("clusters", tmp, kind)   # the floors read the named network
                     low = _run("floors", tmp, kind)
                     exp = _run("export", tmp, kind)
@@ -358,7 +380,7 @@ def main() -> None:
                     print(f"{size:>7} {kind:<13} failed: {exc}", flush=True)
                     failed += 1
                     continue
-                text, ratio = report(size, kind, net, low, exp, named)
+                text, ratio = report(size, kind, net, low, exp, named, stable)
                 print(text, flush=True)
                 if kind in PRODUCT_KINDS:
                     worst[size] = max(worst.get(size, 0.0), ratio)

@@ -138,6 +138,7 @@ CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
     "cited": _chain, "sources": lambda params: _source({"kind": "files", **params["source"]}),
     "snapshot_part": lambda params: _source(params["source"]),
     "seed": _seed, "chain": _chain, "corpus": _filter, "network": _network, "clusters": _clusters,
+    "stability": lambda params: resolve_communities(params["communities"]),
     "layout": lambda params: None, "export": lambda params: None, "report": _screening, "simulate": _screening,
 }
 

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 import pandas as pd
 
 from . import checks, monitor
@@ -275,9 +276,9 @@ NETWORK_TABLES = {"coupling": _WORK_TABLES, "cocitation": _WORK_TABLES, "citatio
 def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
                 timings: dict[str, float] | None = None, threads: int = 1) -> dict[str, Any]:
     """The network's tables and metrics; drawings (GraphML and the other visual formats) are the export
-    job's, with its reduction. `timings` gets seconds per stage (benchmarks/bench_networks.py); `threads`
-    are the job's (with two, eigenvector centrality and the stability runs go beside the seed's clustering
-    and PageRank: networks.pipeline)."""
+    job's, with its reduction; the stability of its clusters the stability job's. `timings` gets seconds per
+    stage (benchmarks/bench_networks.py); `threads` are the job's (with two, eigenvector centrality goes
+    beside the seed's clustering and PageRank: networks.pipeline)."""
     from . import networks
     from .networks.timing import stopwatch
 
@@ -289,11 +290,36 @@ def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
     cited = read_table(inp["cited"], CITED) if inp.get("cited") else None
     lap("read")
     net = networks.build(kind, corpus, params, spec["communities"], cited=cited, metrics=spec.get("metrics"),
-                         timings=timings, workers=threads, name=False)
+                         timings=timings, workers=threads, name=False, stability=False)
     lap = stopwatch(timings)   # the build lapped its own stages
     net.write(Path(out["edges"]).parent, graph=Path(out["metrics"]).parent)
     lap("write")
     return {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]}
+
+
+def run_stability(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
+    """How the network job's clusters come back under other seeds (networks.communities.stability), from its
+    tables: the edges as int32 codes among the nodes (in node_id order, the order the network job coded
+    them), so the graph is the one it clustered. With one run nothing is read."""
+    from .networks.coding import edge_codes
+    from .networks.communities import stability, undirected
+    from .networks.metrics import tidy
+    from .networks.params import resolve_communities
+    from .networks.schema import NODES
+
+    params = resolve_communities(spec["communities"])
+    nodes = read_columns(inp["nodes"], NODES, ["cluster"])
+    if params["stability_runs"] > 1:
+        directed = json.loads(Path(inp["metrics"]).read_text(encoding="utf-8"))["directed"]
+        source, target, weight = edge_codes(inp["edges"], nodes["node_id"])
+    else:   # the graph's nodes alone: no other seed runs
+        directed, source, target, weight = False, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    graph = undirected(len(nodes), source, target, weight, directed)
+    del source, target, weight
+    record = stability(graph, nodes["cluster"].to_numpy(dtype=np.int64), params)
+    write_json(out["stability"], tidy({"kind": kind, **record}))   # rounded as metrics.json is
+    return {"runs": record["stability"]["runs"], "mean_ari": record["stability"]["mean_ari"],
+            "clusters_reproducible": record["clusters_reproducible"]}
 
 
 def run_clusters(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> dict[str, Any]:
@@ -445,7 +471,8 @@ def run_report(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
     trends, sliced = _time_tables(inp)
     if trends is not None:
         manifests["trends"] = load(next(p for p in inp["trends"] if p.endswith("manifest.json")))
-    metrics = [load(p) for p in inp["metrics"]]
+    metrics = [{**load(p), **load(s)} for p, s in zip(inp["metrics"], inp["stability"])]   # stability.json's
+                                                                                           # fields beside
     tables = [read_table(nodes, NODES) for nodes in inp["nodes"]]
     reading = {m["kind"]: reading_order(m["kind"], table)
                for table, m in zip(tables, metrics) if m["kind"] in PAPER_KINDS}
@@ -534,6 +561,7 @@ def run_slices(spec: dict, kind: str, inp: Named, out: Named, skips: Skips) -> d
 PHASES: dict[str, Callable[..., dict[str, Any]]] = {
     "snapshot_part": run_snapshot_part, "sources": run_sources, "cited": run_cited,
     "seed": run_seed, "chain": run_chain, "corpus": run_corpus, "network": run_network, "clusters": run_clusters,
+    "stability": run_stability,
     "layout": run_layout, "export": run_export, "trends": run_trends, "slices": run_slices,
     "simulate": run_simulate, "report": run_report,
 }

@@ -5,8 +5,10 @@ preflight, snapshots and the manifests ask the same functions. A file therefore 
 one place and invisible in another, and every job's manifest lists exactly what the rule declares.
 
     [snapshot_part:{part} ─►] [sources ─►] seed ─► chain ─► corpus ─► network:{kind} ─► layout:{kind}
-                                                                    │         └─► clusters:{kind} ─► export:{kind}
-                                                                    └─► report (reads the named networks and layouts)
+                                                                    │         ├─► clusters:{kind} ─► export:{kind}
+                                                                    │         └─► stability:{kind}
+                                                                    └─► report (reads the named networks, their
+                                                                        stability and layouts)
 
 `sources` (with `source.kind: files`) reads the source files once, of whatever format, merges the
 works several files hold and resolves their cited references (sources/ingest.py); seed, chain and cited
@@ -16,7 +18,9 @@ sources/snapshot_layout.py) and `sources` gathers them into the same tables (sou
 dated partition adds one job, and the others' outputs stay as they are.
 
 `network` clusters and measures; `clusters` names the clusters (`communities.labels`) and writes the
-nodes and metrics everything downstream reads, so a change of labels never clusters again.
+nodes and metrics everything downstream reads, so a change of labels never clusters again. `stability`
+runs the other seeds' clusterings of the network's graph (`communities.stability_runs`), beside the
+export and the layout rather than inside the network job, so a change of runs never clusters again.
 
 `cited` (chain ─► cited ─► network:cocitation; only with a co-citation network) collects the
 metadata of the works the pool cites, so that co-citation nodes outside the corpus get readable
@@ -36,7 +40,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .atomic import canonical_json
-from .networks.params import detection
+from .networks.params import detection, without_stability
 from .paths import CURATION_FILE
 from .spec import resolve_path
 
@@ -163,12 +167,17 @@ def _corpus_out(_spec):
 
 NETWORK = "results/networks/{kind}"
 GRAPH = f"{NETWORK}/graph"   # the network job's nodes and metrics, before its clusters are named
+STABILITY = f"{NETWORK}/stability"   # how the clusters come back under other seeds (the stability job's)
 
 
 def _network_out(_spec):
     return {"nodes": f"{GRAPH}/nodes.parquet",
             "edges": f"{NETWORK}/edges.parquet", "evidence": f"{NETWORK}/evidence.parquet",
             "metrics": f"{GRAPH}/metrics.json", "manifest": f"{GRAPH}/manifest.json"}
+
+
+def _stability_out(_spec):
+    return {"stability": f"{STABILITY}/stability.json", "manifest": f"{STABILITY}/manifest.json"}
 
 
 def _clusters_out(_spec):
@@ -241,6 +250,7 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Rule("corpus", "corpus", _corpus_out, ("filter",)),
     Rule("network", "networks", _network_out, per_kind=True),
     Rule("clusters", "networks", _clusters_out, ("communities",), per_kind=True),
+    Rule("stability", "networks", _stability_out, ("communities",), per_kind=True),
     Rule("layout", "networks", _layout_out, ("layout",), per_kind=True),
     Rule("export", "exports", _export_out, ("export",), per_kind=True),
     Rule("trends", "networks", _trends_out, ("time",), wanted=_time_wanted),
@@ -272,8 +282,10 @@ class Demand:
 #: (0.15 KB per edge with its tables; 2.7 KB when networkx wrote every edge). Jobs are single-threaded
 #: (igraph, numpy; PRPACK on one OpenMP thread), so more threads would only wait, except the network job's
 #: second thread from 100k to 1.5M reference rows (about 3,000 to 60,000 works; graphs below are too small to
-#: gain, above too large to hold twice): a forked process runs eigenvector centrality and the stability
-#: score's other Leiden runs beside the seed's run and PageRank (networks.beside). The export job's second
+#: gain, above too large to hold twice): a forked process runs eigenvector centrality beside the seed's run
+#: and PageRank (networks.beside). The stability job holds the edges as int32 codes and weights (16 bytes
+#: an edge) and igraph's graph with Leiden's own arrays: 612 MB at 5.7M edges, some 65 bytes an edge above
+#: the job's 250 MB of imports. The export job's second
 #: thread, from 1M to 20M edges, writes the CSV tables (every edge, a chunk at a time) beside the other
 #: formats; above, the child's reads of the network's tables would count twice against what the job asks
 #: (at 41.6M edges: 4.2 GB in the job, 2.6 GB in the child). The layout job holds its edges once (int32
@@ -285,6 +297,7 @@ class Demand:
 DEMANDS = {
     "network": Demand(per_row_kb=2.5, rows_of="references.parquet", two_threads_rows=(100_000, 1_500_000)),
     "layout": Demand(base_mb=500, per_row_kb=0.1, rows_of="edges.parquet"),
+    "stability": Demand(base_mb=500, per_row_kb=0.1, rows_of="edges.parquet"),
     "export": Demand(per_row_kb=0.2, rows_of="edges.parquet", two_threads_rows=(1_000_000, 20_000_000)),
     "slices": Demand(per_row_kb=2.5, rows_of="references.parquet"),   # one slice's network at a time
 }
@@ -392,6 +405,9 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
     elif rule == "layout":
         net = _network_out(spec)
         found.update({k: net[k].format(kind=kind) for k in ("nodes", "edges")})
+    elif rule == "stability":
+        net = _network_out(spec)
+        found.update({k: net[k].format(kind=kind) for k in ("nodes", "edges", "metrics")})
     elif rule == "clusters":
         net = _network_out(spec)
         found.update({k: net[k].format(kind=kind) for k in ("nodes", "metrics")}, corpus=bundle("results/corpus"))
@@ -405,6 +421,7 @@ def inputs(spec: dict, rule: str, kind: str | None = None, root: str | Path = ".
                      corpus="results/corpus/manifest.json", screening="results/corpus/screening.parquet",
                      prisma="results/corpus/prisma.json", works="results/corpus/works.parquet",
                      metrics=[f"results/networks/{k}/metrics.json" for k in kinds(spec)],
+                     stability=[_stability_out(spec)["stability"].format(kind=k) for k in kinds(spec)],
                      nodes=[f"results/networks/{k}/nodes.parquet" for k in kinds(spec)],
                      edges=[f"results/networks/{k}/edges.parquet" for k in kinds(spec)],
                      layouts=[f"results/layouts/{k}/layout.parquet" for k in kinds(spec)])
@@ -443,9 +460,12 @@ def outputs(spec: dict, rule: str, kind: str | None = None) -> dict[str, Any]:
 
 def params(spec: dict, rule: str, kind: str | None = None) -> str:
     """The canonical JSON of the spec a job is given: it re-runs exactly when this text changes."""
-    if rule == "network":   # naming the clusters is the clusters job's
-        return canonical_json({"network": spec["networks"][kind], "communities": detection(spec["communities"]),
+    if rule == "network":   # naming the clusters is the clusters job's, their stability the stability job's
+        return canonical_json({"network": spec["networks"][kind],
+                               "communities": without_stability(detection(spec["communities"])),
                                "metrics": spec["metrics"], "kind": kind})
+    if rule == "stability":   # other seeds' runs of the network job's algorithm on its graph
+        return canonical_json({"communities": detection(spec["communities"]), "kind": kind})
     if rule == "clusters":   # the network's parameters say which works an item network's members are
         return canonical_json({"labels": spec["communities"]["labels"], "network": spec["networks"][kind],
                                "kind": kind})

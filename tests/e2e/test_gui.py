@@ -71,7 +71,7 @@ def test_search_explain_reject_run(demo, tmp_path):
             stage = page.get_by_test_id("map")
             expect(stage).to_have_attribute("data-ready", "true")
             expect(stage).to_have_attribute("data-kind", KIND)
-            said = json.loads((demo / f"results/networks/{KIND}/metrics.json").read_text())["reproducibility"]
+            said = json.loads((demo / f"results/networks/{KIND}/stability/stability.json").read_text())["reproducibility"]
             expect(page.get_by_test_id("reproducibility")).to_have_text(said)   # the clusters' stability, in words
             assert on_map(page, work["work_id"])
             page.get_by_test_id("search-input").fill(" ".join(work["title"].split()[:8]))

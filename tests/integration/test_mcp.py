@@ -118,7 +118,11 @@ def test_resources_are_the_artifacts(session, ws):
     assert json.loads(session.read("b2g://prisma").text) == run_cli(ws, "prisma")["data"]
     assert session.read("b2g://report").text == (ws / "results/report/index.html").read_text(encoding="utf-8")
     summary = json.loads(session.read("b2g://networks/citation/summary").text)
-    assert summary == json.loads((ws / "results/networks/citation/metrics.json").read_text(encoding="utf-8"))
+    folder = ws / "results/networks/citation"   # metrics.json with stability.json's fields beside
+    stability = json.loads((folder / "stability/stability.json").read_text(encoding="utf-8"))
+    assert summary == {**json.loads((folder / "metrics.json").read_text(encoding="utf-8")),
+                       **{k: v for k, v in stability.items() if k != "kind"}}
+    assert summary["reproducibility"] == stability["reproducibility"]
     clusters = json.loads(session.read("b2g://networks/citation/clusters").text)["clusters"]
     assert clusters == run_cli(ws, "network", "citation", "--edges", "0")["data"]["clusters"]
 

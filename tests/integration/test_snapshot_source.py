@@ -70,7 +70,7 @@ def test_snapshot_equals_files_source_and_a_new_partition_reruns_only_its_jobs(b
     assert {job for job in jobs if job.startswith("snapshot_part:")} == {
         f"snapshot_part:{key}" for key in partitions(root / "snapshot")}
     assert {job for job, state in jobs.items() if state != "complete"} == {   # `run corpus` stopped there
-        job for job in jobs if job.split(":")[0] in ("network", "clusters", "layout", "export", "report")}
+        job for job in jobs if job.split(":")[0] in ("network", "clusters", "stability", "layout", "export", "report")}
 
 
 def test_a_truncated_partition_is_an_error_naming_the_file(built_demo, tmp_path):

@@ -44,8 +44,8 @@ def test_two_snapshots_diff_and_restore(demo):
                    env={"B2G_OPENALEX_URL": "http://127.0.0.1:9"})  # nothing listens there: no network
     assert restored.returncode == 0, restored.stderr[-2000:]
     data = restored.envelope["data"]
-    assert data["identical"] is True and data["files_compared"] == 6 * 2   # two networks, six files each (nodes, edges, evidence, metrics;
-                                                                         # graph/nodes and graph/metrics)
+    assert data["identical"] is True and data["files_compared"] == 7 * 2   # two networks, seven files each (nodes, edges, evidence, metrics;
+                                                                         # graph/nodes, graph/metrics, stability/stability.json)
     nodes = read_table(Path(data["restored_into"]) / "results/networks/coupling/nodes.parquet", NODES)
     assert victim in set(nodes.node_id)
 

@@ -52,9 +52,9 @@ def test_every_network_matches_its_metrics_and_the_corpus_is_there(built_demo):
     report = (workspace / "results/report/index.html").read_text(encoding="utf-8")
     assert "<svg" in report and "coupling" in report
     for kind in KINDS:   # each network's report section says whether its clusters come back under other seeds
-        metrics = json.loads((workspace / f"results/networks/{kind}/metrics.json").read_text(encoding="utf-8"))
-        assert metrics["clusters_reproducible"] in (True, False) and metrics["stability"]["runs"] == 5
-        assert metrics["reproducibility"].replace("'", "&#x27;") in report, kind
+        said = json.loads((workspace / f"results/networks/{kind}/stability/stability.json").read_text(encoding="utf-8"))
+        assert said["clusters_reproducible"] in (True, False) and said["stability"]["runs"] == 5
+        assert said["reproducibility"].replace("'", "&#x27;") in report, kind
     manifest = json.loads((workspace / "results/corpus/manifest.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["included"] == len(screening)
     assert all(not Path(p).is_absolute() for p in manifest["inputs"])
@@ -131,7 +131,7 @@ def test_the_labels_section_makes_only_the_cited_works_and_what_reads_them_stale
     spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
     data = b2g("status", "--json", "--workspace", str(demo)).envelope["data"]
     assert set(data["pending_jobs"]) == {"cited", "network:cocitation", "clusters:cocitation", "layout:cocitation",
-                                         "export:cocitation", "report"}
+                                         "stability:cocitation", "export:cocitation", "report"}
 
     spec_path.write_text(original, encoding="utf-8")   # curation redraws the corpus, not the pool's citations
     victim = sorted(_nodes(demo, "coupling"))[0]
@@ -154,7 +154,7 @@ def test_cocited_works_the_universe_holds_are_named(built_demo):
     assert (outside.drop(named)["label"] == outside.drop(named).index).all()
 
 
-def test_editing_cluster_labels_reruns_only_the_jobs_that_name_or_show_them(demo):
+def test_editing_cluster_labels_or_stability_reruns_only_the_jobs_that_use_them(demo):
     workspace = keep_networks(demo, "coupling")
     assert b2g("run", "--cores", "2", "--workspace", str(workspace)).returncode == 0   # the report, for one network
     folder = workspace / "results/networks/coupling"
@@ -183,6 +183,17 @@ def test_editing_cluster_labels_reruns_only_the_jobs_that_name_or_show_them(demo
     assert again.returncode == 0 and ran_jobs(again.stderr) == {"clusters:coupling", "export:coupling", "report"}
     assert {name: (folder / name).read_bytes() for name in named} == named
 
+    spec = yaml.safe_load(original)   # measuring stability differently: its own job and the report, nothing else
+    spec.setdefault("communities", {})["stability_runs"] = 3
+    spec_path.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    measured = b2g("run", "--cores", "2", "--workspace", str(workspace))
+    assert measured.returncode == 0 and ran_jobs(measured.stderr) == {"stability:coupling", "report"}
+    assert [(p.read_bytes(), p.stat().st_mtime_ns) for p in kept] == kept_state
+    said = json.loads((folder / "stability/stability.json").read_text(encoding="utf-8"))
+    assert said["stability"]["runs"] == 3 and said["stability"]["seeds"] == [42, 43, 44]
+    report = (workspace / "results/report/index.html").read_text(encoding="utf-8")
+    assert said["reproducibility"].replace("'", "&#x27;") in report and "2 other seeds" in said["reproducibility"]
+
 
 def test_skipping_betweenness_reruns_the_networks_and_every_file_says_null(demo):
     workspace = keep_networks(demo, "citation")
@@ -193,7 +204,7 @@ def test_skipping_betweenness_reruns_the_networks_and_every_file_says_null(demo)
     rerun = b2g("run", "--cores", "2", "--workspace", str(workspace))
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert ran_jobs(rerun.stderr) == {"network:citation", "clusters:citation", "layout:citation", "export:citation",
-                                      "report"}
+                                      "stability:citation", "report"}
     nodes = read_table(workspace / "results/networks/citation/nodes.parquet", NODES)
     assert nodes["betweenness"].isna().all() and nodes["eigenvector"].notna().all()
     metrics = json.loads((workspace / "results/networks/citation/metrics.json").read_text(encoding="utf-8"))
@@ -216,7 +227,7 @@ def test_reject_reruns_corpus_onward_and_accept_restores(demo):
     rerun = b2g("run", "--cores", "2", "--workspace", str(workspace))
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert ran_jobs(rerun.stderr) == {"corpus", "network:coupling", "clusters:coupling", "layout:coupling",
-                                      "export:coupling", "report"}
+                                      "export:coupling", "stability:coupling", "report"}
     assert [p.stat().st_mtime_ns for p in upstream] == upstream_state
     works = read_table(workspace / "results/corpus/works.parquet", BUNDLE_TABLES["works"])
     assert victim not in set(works.work_id)

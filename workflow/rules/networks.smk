@@ -38,6 +38,24 @@ rule clusters:
         PHASE_SCRIPT
 
 
+rule stability:
+    input:
+        unpack(inputs("stability")),
+    output:
+        **outputs("stability"),
+    params:
+        spec=params("stability"),
+    threads: threads_of("stability")
+    resources:
+        mem_mb=mem_mb("stability"),
+    log:
+        log("stability", ".{kind}"),
+    benchmark:
+        bench("stability", ".{kind}")
+    script:
+        PHASE_SCRIPT
+
+
 rule networks:
     input:
         registry.targets(SPEC, "networks"),

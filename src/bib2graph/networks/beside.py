@@ -1,9 +1,10 @@
 """Work a job runs beside its own, in a forked process, when Snakemake gives it a second thread and the
 machine has a core to spare (`spare_core`).
 
-The network job's eigenvector centrality and the stability score's other Leiden runs need only the graph,
-not PageRank or the seed's partition, so they can run while the job clusters and ranks; the export job's
-CSV tables need nothing of the other formats. igraph and the writers hold the GIL, so threads would not
+The network job's eigenvector centrality needs only the graph, not PageRank or the seed's partition, so it
+can run while the job clusters and ranks (as the stability score's other Leiden runs did before they became
+a job of their own, and still do where a network is built in one process: `networks.build`); the export
+job's CSV tables need nothing of the other formats. igraph and the writers hold the GIL, so threads would not
 overlap; a forked child shares the job's memory copy-on-write and sends back each result (numpy arrays, a
 few MB, or nothing) as it is done. The results are the same wherever the work runs; work a child did not
 send because it died (the kernel's out-of-memory killer, say; or an error, which the job then raises) is

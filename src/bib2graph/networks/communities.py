@@ -138,30 +138,24 @@ def reproducibility(stability: dict) -> tuple[bool | None, str]:
                   f"(mean adjusted Rand index {ari:.3g}, at least {REPRODUCIBLE_MIN_ARI}).")
 
 
-def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
-           graph: ig.Graph | None = None, lap: Callable[[str], None] = lambda stage: None,
-           others: Callable[[], list[np.ndarray]] | None = None) -> tuple[np.ndarray, dict]:
-    """Canonical clusters of the seed's run plus a report: modularity, quality and stability across seeds.
+def stability(graph: ig.Graph, clusters: np.ndarray, params: dict,
+              others: Callable[[], list[np.ndarray]] | None = None) -> dict:
+    """The stability score of the seed's canonical `clusters` on `graph` (``undirected`` of the network), and
+    the sentence saying whether they are reproducible: ``{"stability", "clusters_reproducible",
+    "reproducibility"}``.
 
     Stability = mean adjusted Rand index and mean NMI between the partition for ``seed`` and those for
     ``seed+1 … seed+runs−1`` (None when runs = 1), runs = ``stability_runs``, or 2 above
-    ``stability_max_edges`` edges. `graph`, when given, is ``undirected(n, i, j, w)`` already built; `lap`
-    is told when each stage ends (networks.timing); `others`, when given, gives `other_partitions`, which
-    may have run beside the seed's run (networks.beside).
+    ``stability_max_edges`` edges. `others`, when given, gives `other_partitions`, which may have run beside
+    the seed's run (networks.beside). The stability job computes it from the network's tables
+    (phases.run_stability), so a network job never waits for these runs.
     """
-    graph = undirected(n, i, j, w) if graph is None else graph
+    n = graph.vcount()
     runs, why = stability_runs(params, graph.ecount())
-    if others is None:
-        def others() -> list[np.ndarray]:
-            return other_partitions(graph, params, n)
-    clusters = canonical(_partition(graph, params, params["seed"]), n)
-    modularity = graph.modularity(clusters.tolist(), weights=edge_weights(graph)) if graph.ecount() else None
-    lap("clustering")
-    aris, nmis = [], []
-    for other in others():
-        aris.append(_compare(clusters, other, "adjusted_rand"))
-        nmis.append(_compare(clusters, other, "nmi"))
-    stability = {
+    partitions = others() if others is not None else other_partitions(graph, params, n)
+    aris = [_compare(clusters, other, "adjusted_rand") for other in partitions]
+    nmis = [_compare(clusters, other, "nmi") for other in partitions]
+    score = {
         "runs": runs,
         "requested_runs": params["stability_runs"],
         "reason": why,
@@ -171,16 +165,31 @@ def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
         "mean_nmi": float(np.mean(nmis)) if nmis else None,
         "reproducible_min_ari": REPRODUCIBLE_MIN_ARI,
     }
-    lap("stability")
-    reproducible, sentence = reproducibility(stability)
+    reproducible, sentence = reproducibility(score)
+    return {"stability": score, "clusters_reproducible": reproducible, "reproducibility": sentence}
+
+
+def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
+           graph: ig.Graph | None = None, lap: Callable[[str], None] = lambda stage: None,
+           others: Callable[[], list[np.ndarray]] | None = None, with_stability: bool = True) -> tuple[np.ndarray, dict]:
+    """Canonical clusters of the seed's run plus a report: modularity, quality and, `with_stability`, the
+    stability across seeds (`stability`).
+
+    `graph`, when given, is ``undirected(n, i, j, w)`` already built; `lap` is told when each stage ends
+    (networks.timing); `others` is handed to `stability`.
+    """
+    graph = undirected(n, i, j, w) if graph is None else graph
+    clusters = canonical(_partition(graph, params, params["seed"]), n)
+    modularity = graph.modularity(clusters.tolist(), weights=edge_weights(graph)) if graph.ecount() else None
+    lap("clustering")
     report = {
         "implementation": {"function": IMPLEMENTATION[params["algorithm"]],
                            "iterations": params["iterations"] if params["algorithm"] == "leiden" else None},
         "modularity": modularity,
-        "quality": quality(graph, (clusters - 1).tolist(), params) if graph.ecount() else None,  # 0-based
-        "stability": stability,
-        "clusters_reproducible": reproducible,
-        "reproducibility": sentence,
     }
+    if with_stability:
+        report.update(stability(graph, clusters, params, others))
+        lap("stability")
+    report["quality"] = quality(graph, (clusters - 1).tolist(), params) if graph.ecount() else None  # 0-based
     lap("quality")
     return clusters, report

@@ -54,6 +54,16 @@ def detection(communities: dict | None) -> dict:
     return {k: v for k, v in (communities or {}).items() if k != "labels"}
 
 
+#: the `communities` settings that say how the stability score is measured, not how clusters are found
+STABILITY_SETTINGS = ("stability_runs", "stability_max_edges")
+
+
+def without_stability(communities: dict) -> dict:
+    """`communities` without `STABILITY_SETTINGS`: what the network job clusters by, so that measuring
+    stability differently never clusters again (the stability job measures it)."""
+    return {k: v for k, v in communities.items() if k not in STABILITY_SETTINGS}
+
+
 def resolve_labels(params: dict | None) -> dict:
     """`communities.labels` with the defaults filled in; unknown keys and bad values are a SpecError."""
     defaults = label_defaults()

@@ -16,7 +16,7 @@ from .beside import FORK_MAX_EDGES, FORK_MIN_EDGES, beside, spare_core
 from .metrics import eigenvector, network_summary, node_metrics, tidy
 from .normalize import FORMULAS, normalize
 from .cluster_names import name_clusters
-from .params import resolve_communities, resolve_labels, resolve_metrics, resolve_params
+from .params import resolve_communities, resolve_labels, resolve_metrics, resolve_params, without_stability
 from .network import Network
 from .schema import EDGES, EVIDENCE, NODES
 from .timing import stopwatch
@@ -41,6 +41,8 @@ DEFINITIONS = {
                 "min_occurrences. Edge (x, y) when at least min_weight works contain both; c_xy = sum of w_d "
                 "over those works.",
 }
+#: the fields of metrics.json that say how stable the clusters are (the stability job's, stability.json)
+STABILITY_FIELDS = ("stability", "clusters_reproducible", "reproducibility")
 COUNTING_FORMULAS = {"full": "w_d = 1", "fractional": "w_d = 1 / (n_d - 1), n_d = number of distinct items of d"}
 
 
@@ -64,7 +66,7 @@ def _work_metadata(corpus: Bundle, cited: pd.DataFrame | None) -> pd.DataFrame:
 def build(kind: str, corpus: Bundle, params: dict | None = None, communities: dict | None = None, *,
           evidence_limit: int | None = EVIDENCE_MAX_ROWS, cited: pd.DataFrame | None = None,
           metrics: dict | None = None, timings: dict[str, float] | None = None, workers: int = 1,
-          name: bool = True) -> Network:
+          name: bool = True, stability: bool = True) -> Network:
     """Build the `kind` network of `corpus`: nodes, edges, evidence, clusters and metrics.
 
     Steps: items below ``min_occurrences`` are dropped before pairing; pairs are counted sparsely; edges
@@ -78,7 +80,9 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     `timings`, when given, receives the seconds of each stage (benchmarks/bench_networks.py); `workers`
     is the threads the job may use (communities.detect). Clusters are named by `communities["labels"]`
     (`cluster_names`); `name` False leaves them unnamed, as the network job does (the clusters job
-    names them, so that a change of labels never clusters again).
+    names them, so that a change of labels never clusters again). `stability` False leaves the stability
+    score out, with the settings that say how it is measured: the network job's (its own job measures it
+    from the network's tables, phases.run_stability, so the network job never waits for other seeds' runs).
     """
     lap = stopwatch(timings)
     params = resolve_params(kind, params)
@@ -96,8 +100,8 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
     lap("normalisation")
     graph = _communities.undirected(n, i, j, weight, raw.directed)    # one graph for clusters and metrics
     lap("graph")
-    others, eigen = _graph_only_work(n, i, j, weight, graph, community_params, metric_settings, workers)
-    clusters, report = _communities.detect(n, i, j, weight, community_params, graph, lap, others)
+    others, eigen = _graph_only_work(n, i, j, weight, graph, community_params, metric_settings, workers, stability)
+    clusters, report = _communities.detect(n, i, j, weight, community_params, graph, lap, others, stability)
     measures, notes = node_metrics(n, i, j, count, weight, raw.directed, community_params["seed"], graph,
                                    metric_settings, lap, eigen)
     summary = network_summary(n, i, j, count, weight, raw.directed, graph)
@@ -128,7 +132,7 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
         "directed": raw.directed,
         "definition": definition(kind, params),
         "parameters": params,
-        "communities": community_params,
+        "communities": community_params if stability else without_stability(community_params),
         "metric_settings": metric_settings,
         "community_detection": report["implementation"],
         **summary,
@@ -138,9 +142,7 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
         "n_clusters": int(nodes["cluster"].max()) if n else 0,
         "singleton_clusters": singletons,
         "clusters": cluster_list,
-        "stability": report["stability"],
-        "clusters_reproducible": report["clusters_reproducible"],
-        "reproducibility": report["reproducibility"],
+        **{key: report[key] for key in STABILITY_FIELDS if stability},
         **notes,
         "evidence": evidence_report,
         "notes": raw.notes,
@@ -153,11 +155,11 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
 
 
 def _graph_only_work(n: int, i: np.ndarray, j: np.ndarray, weight: np.ndarray, graph, community_params: dict,
-                     metric_settings: dict, workers: int):
-    """The stability score's other partitions and eigenvector centrality, as functions giving them: work
-    that needs only the graph, so with two threads and a core to spare it runs in a forked process beside
-    the seed's clustering and PageRank (networks.beside), in the order they are asked for; else each runs in
-    its own stage."""
+                     metric_settings: dict, workers: int, stability: bool = True):
+    """The stability score's other partitions (when `stability`) and eigenvector centrality, as functions
+    giving them: work that needs only the graph, so with two threads and a core to spare it runs in a forked
+    process beside the seed's clustering and PageRank (networks.beside), in the order they are asked for;
+    else each runs in its own stage."""
     def others():
         return _communities.other_partitions(graph, community_params, n)
 
@@ -166,6 +168,8 @@ def _graph_only_work(n: int, i: np.ndarray, j: np.ndarray, weight: np.ndarray, g
 
     if workers < 2 or not FORK_MIN_EDGES <= graph.ecount() <= FORK_MAX_EDGES or not spare_core():
         return others, eigen
+    if not stability:
+        return others, beside(eigen)[0]
     return tuple(beside(others, eigen))
 
 

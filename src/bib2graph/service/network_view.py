@@ -47,7 +47,16 @@ def network_folder(ws: Workspace, kind: str) -> Path:
 
 
 def read_metrics(folder: Path) -> dict[str, Any]:
-    path = folder / "metrics.json"
+    """The network's metrics.json with, once the stability job has run, the fields of its stability.json
+    (`stability`, `clusters_reproducible`, `reproducibility`) beside them, as one record."""
+    metrics = _read_json(folder / "metrics.json")
+    stability = folder / "stability" / "stability.json"
+    if stability.is_file():
+        metrics.update({k: v for k, v in _read_json(stability).items() if k != "kind"})
+    return metrics
+
+
+def _read_json(path: Path) -> dict[str, Any]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
