@@ -578,6 +578,11 @@ def test_a_job_with_two_threads_builds_the_same_network(sep, monkeypatch):
     monkeypatch.setattr(pipeline, "spare_core", lambda: False)   # a busy node: all in the job, the same network
     busy = build("cocitation", sep, {}, {"stability_runs": 3}, workers=2)
     assert len(forks) == 2 and busy.metrics == build("cocitation", sep, {}, {"stability_runs": 3}).metrics
+    monkeypatch.setattr(pipeline, "spare_core", lambda: True)   # the network job's build: eigenvector alone forked
+    job = build("cocitation", sep, {}, {"stability_runs": 3}, workers=2, stability=False)
+    assert len(forks) == 3 and len(forks[-1]) == 1
+    assert job.metrics == build("cocitation", sep, {}, {"stability_runs": 3}, stability=False).metrics
+    assert "stability" not in job.metrics and "stability_runs" not in job.metrics["communities"]
 
 
 def test_a_core_is_spare_when_two_of_ours_are_idle_but_for_the_job():

@@ -171,7 +171,8 @@ def stability(graph: ig.Graph, clusters: np.ndarray, params: dict,
 
 def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
            graph: ig.Graph | None = None, lap: Callable[[str], None] = lambda stage: None,
-           others: Callable[[], list[np.ndarray]] | None = None, with_stability: bool = True) -> tuple[np.ndarray, dict]:
+           others: Callable[[], list[np.ndarray]] | None = None,
+           with_stability: bool = True) -> tuple[np.ndarray, dict]:
     """Canonical clusters of the seed's run plus a report: modularity, quality and, `with_stability`, the
     stability across seeds (`stability`).
 
