@@ -2,7 +2,7 @@
 
     b2g://prisma                    the PRISMA 2020 counts (as `b2g prisma`'s data), JSON
     b2g://report                    the HTML report, results/report/index.html
-    b2g://networks/{kind}/summary   a network's metrics.json as the build wrote it
+    b2g://networks/{kind}/summary   a network's metrics.json, with its stability.json's fields beside
     b2g://networks/{kind}/clusters  its clusters (as `b2g network`'s `clusters`), JSON
 
 Each is read through the same service functions as the verbs; a missing artifact is the verb's typed
