@@ -292,7 +292,7 @@ def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
     net = networks.build(kind, corpus, params, spec["communities"], cited=cited, metrics=spec.get("metrics"),
                          timings=timings, workers=threads, name=False, stability=False)
     lap = stopwatch(timings)   # the build lapped its own stages
-    net.write(Path(out["edges"]).parent, graph=Path(out["metrics"]).parent)
+    net.write(Path(out["edges"]).parent, graph=Path(out["metrics"]).parent, conformed=True)   # as built
     lap("write")
     return {"nodes": net.metrics["nodes"], "edges": net.metrics["edges"]}
 

@@ -294,9 +294,11 @@ def arrow_schema(schema: pa.DataFrameSchema) -> pa_arrow.Schema:
     return made.arrow
 
 
-def write_table(df: pd.DataFrame, schema: pa.DataFrameSchema, path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Validate, sort and write one table atomically; return what was written."""
-    df = conform(df, schema)
+def write_table(df: pd.DataFrame, schema: pa.DataFrameSchema, path: str | os.PathLike[str],
+                conformed: bool = False) -> pd.DataFrame:
+    """Validate, sort and write one table atomically; return what was written. `conformed`: `df` is what
+    `conform` returned for `schema` (a network's tables, conformed as they were built), not checked again."""
+    df = df if conformed else conform(df, schema)
     table = pa_arrow.Table.from_pandas(df, preserve_index=False)
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp, compression="zstd")

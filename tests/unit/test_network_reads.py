@@ -53,3 +53,18 @@ def test_every_network_is_the_same_without_the_abstracts_and_other_tables(folder
     pd.testing.assert_frame_equal(read.nodes, whole.nodes)
     pd.testing.assert_frame_equal(read.edges, whole.edges)
     assert read.metrics == whole.metrics
+
+
+@pytest.mark.parametrize("kind,limit", [("coupling", None), ("cocitation", 0), ("keywords", None)])
+def test_a_network_written_as_built_has_the_bytes_of_one_checked_again(folder, tmp_path, kind, limit):
+    """The network job writes its tables as `build` conformed them (`conformed=True`), without a second
+    check and sort: the same bytes as writing them through `conform` again (an evidence table built, and
+    one left empty)."""
+    net = build(kind, Bundle.read(folder), {}, {"stability_runs": 1}, metrics=OFF, name=False,
+                evidence_limit=limit)
+    for name, conformed in (("checked", False), ("as_built", True)):
+        net.write(tmp_path / name, graph=tmp_path / name / "graph", conformed=conformed)
+    files = sorted(p.relative_to(tmp_path / "checked") for p in (tmp_path / "checked").rglob("*") if p.is_file())
+    assert len(files) == 4 and (limit != 0 or net.evidence.empty)
+    for file in files:
+        assert (tmp_path / "as_built" / file).read_bytes() == (tmp_path / "checked" / file).read_bytes(), file

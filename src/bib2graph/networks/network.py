@@ -29,15 +29,18 @@ class Network:
     evidence: pd.DataFrame | None
     metrics: dict
 
-    def write(self, folder: str | os.PathLike[str], graph: str | os.PathLike[str] | None = None) -> None:
+    def write(self, folder: str | os.PathLike[str], graph: str | os.PathLike[str] | None = None,
+              conformed: bool = False) -> None:
         """nodes.parquet, edges.parquet, evidence.parquet and metrics.json in `folder`; with `graph`,
-        nodes and metrics go there instead (the network job's, before the clusters job names them)."""
+        nodes and metrics go there instead (the network job's, before the clusters job names them).
+        `conformed`: the tables are as `build` conformed them, so they are not checked and sorted again
+        (at 5.7M edges each pass cost 0.3–0.7 s)."""
         folder = Path(folder)
         own = Path(graph) if graph is not None else folder
-        write_table(self.nodes, NODES, own / "nodes.parquet")
-        write_table(self.edges, EDGES, folder / "edges.parquet")
+        write_table(self.nodes, NODES, own / "nodes.parquet", conformed)
+        write_table(self.edges, EDGES, folder / "edges.parquet", conformed)
         evidence = self.evidence if self.evidence is not None else empty(EVIDENCE[self.kind])
-        write_table(evidence, EVIDENCE[self.kind], folder / "evidence.parquet")
+        write_table(evidence, EVIDENCE[self.kind], folder / "evidence.parquet", conformed)
         write_json(own / "metrics.json", self.metrics)
 
     @classmethod
