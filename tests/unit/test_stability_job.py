@@ -89,3 +89,32 @@ def test_measuring_stability_differently_never_clusters_again():
     for rule in ("network", "stability"):
         assert registry.params(five, rule, "coupling") != registry.params(other_seed, rule, "coupling")
     assert "results/networks/coupling/stability/stability.json" in registry.inputs(five, "report")["stability"]
+
+
+def test_the_network_read_shows_stability_only_for_the_network_it_measured(corpus_folder, tmp_path, monkeypatch):
+    """The `network` verb's metrics carry stability.json's fields while the stability job's manifest names
+    the network job's graph/metrics.json on disk; a network rebuilt since (the stability job not run
+    again) shows none rather than the score of the one before."""
+    from bib2graph.manifest import write_manifest
+    from bib2graph.service.network_view import read_metrics
+
+    monkeypatch.chdir(tmp_path)   # manifests name files relative to the workspace
+    spec = _spec("coupling", COMMUNITIES)
+    paths = [str(corpus_folder / f"{name}.parquet") for name in registry.BUNDLE]
+    net_out = {k: v.format(kind="coupling") for k, v in registry.outputs(spec, "network").items()}
+    run_network(json.loads(registry.params(spec, "network", "coupling")), "coupling", {"corpus": paths}, net_out,
+                Skips())
+    folder = Path("results/networks/coupling")
+    (folder / "metrics.json").write_bytes((folder / "graph/metrics.json").read_bytes())   # as the clusters job's
+    assert "stability" not in read_metrics(folder)   # not measured yet
+    out = {k: v.format(kind="coupling") for k, v in registry.outputs(spec, "stability").items()}
+    Path(out["stability"]).parent.mkdir(parents=True)
+    inputs = {k: net_out[k] for k in ("nodes", "edges", "metrics")}
+    counts = run_stability(json.loads(registry.params(spec, "stability", "coupling")), "coupling", inputs, out,
+                           Skips())
+    write_manifest(out["manifest"], "stability:coupling", "{}", list(inputs.values()), [out["stability"]], counts)
+    shown = read_metrics(folder)
+    assert shown["stability"]["runs"] == 3 and shown["reproducibility"]
+    graph = folder / "graph/metrics.json"
+    graph.write_text(graph.read_text(encoding="utf-8").replace('"edges"', '"edges" ', 1), encoding="utf-8")
+    assert not {"stability", "clusters_reproducible", "reproducibility"} & set(read_metrics(folder))

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import palette, query, spec as spec_mod
+from ..atomic import sha256_file
 from ..errors import DataError, UsageError
+from ..manifest import read_manifest
 from ..networks.params import KINDS
 from ..paths import SPEC_FILE
 from .result import Result
@@ -47,13 +49,25 @@ def network_folder(ws: Workspace, kind: str) -> Path:
 
 
 def read_metrics(folder: Path) -> dict[str, Any]:
-    """The network's metrics.json with, once the stability job has run, the fields of its stability.json
-    (`stability`, `clusters_reproducible`, `reproducibility`) beside them, as one record."""
+    """The network's metrics.json with, once the stability job has measured this network, the fields of
+    its stability.json (`stability`, `clusters_reproducible`, `reproducibility`) beside them, as one record."""
     metrics = _read_json(folder / "metrics.json")
     stability = folder / "stability" / "stability.json"
-    if stability.is_file():
+    if stability.is_file() and _measured_as_it_stands(folder):
         metrics.update({k: v for k, v in _read_json(stability).items() if k != "kind"})
     return metrics
+
+
+def _measured_as_it_stands(folder: Path) -> bool:
+    """Whether the stability job measured the network now on disk: its manifest recorded the hash of the
+    network job's graph/metrics.json that is there. A network rebuilt since (`b2g run --until network`)
+    does not show the score of the one before."""
+    manifest = read_manifest(folder / "stability" / "manifest.json")
+    graph = folder / "graph" / "metrics.json"
+    if manifest is None or not graph.is_file():
+        return False
+    recorded = [sha for name, sha in manifest["inputs"].items() if name.endswith("graph/metrics.json")]
+    return recorded == [sha256_file(graph)]
 
 
 def _read_json(path: Path) -> dict[str, Any]:
