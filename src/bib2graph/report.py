@@ -272,6 +272,10 @@ def _reading_notes(m: dict[str, Any]) -> list[str]:
         strong = m.get("clusters_reproducible") is False
         text = html.escape(m["reproducibility"])
         notes.append(f"<p class=\"stability\">{'<strong>' + text + '</strong>' if strong else text}</p>")
+    runs = m.get("stability") or {}
+    if runs.get("reason") and runs.get("runs", 0) < runs.get("requested_runs", 0):   # fewer than asked: why
+        notes.append(f"<p class=\"stability-runs\">Stability from {runs['runs']} clustering runs: "
+                     f"{html.escape(runs['reason'])}.</p>")
     for name in ("betweenness", "eigenvector"):
         info = m.get(name) or {}
         if info.get("method") in ("sampled", "skipped") and info.get("reason"):

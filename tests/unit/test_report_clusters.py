@@ -114,3 +114,21 @@ def test_a_cluster_entry_without_the_table_leaves_its_cells_blank():
     assert cells["label"].text == "topic <23> & co" and OTHER_COLOUR in ET.tostring(cells["colour"], "unicode")
     assert all(cells[h].text is None for h in ("mean year", "silhouette", "label terms (score)", "most central"))
     assert report.cluster_table_html({"kind": "coupling"}) == []
+
+
+def test_the_report_says_why_stability_ran_fewer_times_than_asked():
+    """Beside the reproducibility sentence, a network whose stability was measured with fewer runs than
+    `stability_runs` asks (too many edges) says how many ran and why; one measured as asked says nothing."""
+    from bib2graph.networks.communities import reproducibility, stability_runs
+    from bib2graph.report import _reading_notes
+
+    params = {"stability_runs": 5, "stability_max_edges": 100}
+    for edges, said in ((50, False), (5_000, True)):
+        runs, why = stability_runs(params, edges)
+        score = {"runs": runs, "requested_runs": 5, "reason": why, "mean_ari": 0.9}
+        sentence = reproducibility(score)[1]
+        notes = "".join(_reading_notes({"stability": score, "clusters_reproducible": True,
+                                         "reproducibility": sentence}))
+        assert sentence.replace("'", "&#x27;") in notes
+        assert ("Stability from 2 clustering runs: 2 of the 5 runs of communities.stability_runs: the network has "
+                "5,000 edges" in notes) is said
