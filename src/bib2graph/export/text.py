@@ -17,7 +17,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..atomic import atomic_path
-from .text_columns import whole
 
 #: rows per chunk of text: bounded memory whatever the table's length
 CHUNK = 1 << 20
@@ -112,7 +111,7 @@ def number_g10(values, integers: bool = False) -> pa.Array:
 
 def int_text(values) -> pa.Array:
     """``str(int(x))`` of each value; nulls (pandas' NA) stay null."""
-    return pc.cast(whole(pa.array(values, type=pa.int64(), from_pandas=True)), pa.string())
+    return pc.cast(pa.array(values, type=pa.int64(), from_pandas=True), pa.string())
 
 
 def lines(columns: list, sep: str = "\t", end: str = "\n") -> pa.Array:
@@ -144,16 +143,22 @@ def string_array(values) -> pa.Array | None:
         text = pa.array(values, from_pandas=True) if not isinstance(values, pa.Array) else values
     except (pa.ArrowException, UnicodeEncodeError):
         return None
-    text = whole(text)   # pandas' Arrow-backed strings read from Parquet come in chunks
+    text = _whole(text)
     if pa.types.is_null(text.type) or pa.types.is_string(text.type) or pa.types.is_large_string(text.type):
         return text.cast(pa.string())
     return None
 
 
+def _whole(array):
+    """An Arrow array in one piece: `pa.array` of a pandas column backed by a chunked Arrow array (a table
+    read from Parquet, such as a 522k-node network's labels) is chunked too, and the mask kernels the
+    writers use (`text_columns.where`) take no chunked arrays."""
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+
+
 def arrow_strings(values) -> pa.Array:
     """A column as an Arrow string array (pandas' Arrow-backed strings without a copy)."""
-    array = whole(pa.array(values, from_pandas=True) if not isinstance(values, (pa.Array, pa.ChunkedArray))
-                       else values)
+    array = _whole(values if isinstance(values, (pa.Array, pa.ChunkedArray)) else pa.array(values, from_pandas=True))
     return array.cast(pa.string()) if array.type != pa.string() else array
 
 

@@ -58,16 +58,7 @@ def where(values: pa.Array, mask: pa.Array, fix, source: pa.Array | None = None)
     mask = pc.fill_null(mask, False)
     if not pc.any(mask).as_py():
         return values
-    if isinstance(mask, pa.ChunkedArray) or isinstance(values, pa.ChunkedArray):   # the kernel takes whole arrays
-        mask, values = whole(mask), whole(values)
-        source = None if source is None else whole(source)
     return pc.replace_with_mask(values, mask, fix((values if source is None else source).filter(mask)))
-
-
-def whole(array):
-    """An Arrow array in one piece: `pa.array` of a pandas column backed by a chunked Arrow array (a table
-    read from Parquet) is chunked too, and some kernels (a mask's) take no chunked arrays."""
-    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
 def python(values: pa.Array, mask: pa.Array, function, source: pa.Array | None = None) -> pa.Array:

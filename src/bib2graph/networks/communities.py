@@ -138,11 +138,14 @@ def reproducibility(stability: dict) -> tuple[bool | None, str]:
                   f"(mean adjusted Rand index {ari:.3g}, at least {REPRODUCIBLE_MIN_ARI}).")
 
 
+#: the fields `stability` gives (metrics.json's where a network is built in one process; else stability.json's)
+STABILITY_FIELDS = ("stability", "clusters_reproducible", "reproducibility")
+
+
 def stability(graph: ig.Graph, clusters: np.ndarray, params: dict,
               others: Callable[[], list[np.ndarray]] | None = None) -> dict:
     """The stability score of the seed's canonical `clusters` on `graph` (``undirected`` of the network), and
-    the sentence saying whether they are reproducible: ``{"stability", "clusters_reproducible",
-    "reproducibility"}``.
+    the sentence saying whether they are reproducible (`STABILITY_FIELDS`).
 
     Stability = mean adjusted Rand index and mean NMI between the partition for ``seed`` and those for
     ``seed+1 … seed+runs−1`` (None when runs = 1), runs = ``stability_runs``, or 2 above
@@ -165,8 +168,7 @@ def stability(graph: ig.Graph, clusters: np.ndarray, params: dict,
         "mean_nmi": float(np.mean(nmis)) if nmis else None,
         "reproducible_min_ari": REPRODUCIBLE_MIN_ARI,
     }
-    reproducible, sentence = reproducibility(score)
-    return {"stability": score, "clusters_reproducible": reproducible, "reproducibility": sentence}
+    return dict(zip(STABILITY_FIELDS, (score, *reproducibility(score))))
 
 
 def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,

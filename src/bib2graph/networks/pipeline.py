@@ -41,8 +41,6 @@ DEFINITIONS = {
                 "min_occurrences. Edge (x, y) when at least min_weight works contain both; c_xy = sum of w_d "
                 "over those works.",
 }
-#: the fields of metrics.json that say how stable the clusters are (the stability job's, stability.json)
-STABILITY_FIELDS = ("stability", "clusters_reproducible", "reproducibility")
 COUNTING_FORMULAS = {"full": "w_d = 1", "fractional": "w_d = 1 / (n_d - 1), n_d = number of distinct items of d"}
 
 
@@ -142,7 +140,7 @@ def build(kind: str, corpus: Bundle, params: dict | None = None, communities: di
         "n_clusters": int(nodes["cluster"].max()) if n else 0,
         "singleton_clusters": singletons,
         "clusters": cluster_list,
-        **{key: report[key] for key in STABILITY_FIELDS if stability},
+        **{key: report[key] for key in _communities.STABILITY_FIELDS if stability},
         **notes,
         "evidence": evidence_report,
         "notes": raw.notes,
