@@ -409,7 +409,9 @@ def run_export(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
         export.write_csv(net, folder / "nodes.csv", folder / "edges.csv")
         write_reading_order(net, folder / "reading_order.csv")
 
-    csv_written = beside(write_csv)[0] if "csv" in formats and threads >= 2 and spare_core() else write_csv
+    csv_files = [folder / "nodes.csv", folder / "edges.csv", folder / "reading_order.csv"]
+    csv_written = (beside(write_csv, writes=csv_files)[0] if "csv" in formats and threads >= 2 and spare_core()
+                   else write_csv)
     if "csv" in formats:
         held["csv"] = len(net.edges)
     if "pajek" in formats:

@@ -494,8 +494,8 @@ def test_an_export_job_with_two_threads_writes_the_same_files(networks, sep, tmp
     seen = []
     start = beside.beside
 
-    def watched(*works):
-        waits = start(*works)
+    def watched(*works, **kwargs):
+        waits = start(*works, **kwargs)
         seen.append(len(multiprocessing.active_children()))
         return waits
 

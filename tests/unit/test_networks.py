@@ -641,6 +641,52 @@ def test_work_beside_the_job_that_dies_is_done_again_in_the_job():
     assert multiprocessing.active_children() == []
 
 
+def _stops_itself_in_the_child(parent: int) -> None:
+    """A child that gets no CPU at all: it stops itself (SIGSTOP), as if the node's other work starved it."""
+    import os
+    import signal
+
+    if os.getpid() != parent:
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+
+def test_work_a_starved_child_has_not_sent_is_done_in_the_job(tmp_path):
+    """The job does not wait on a child that gets no CPU: it stops it, removes the temporary file the child
+    was writing, and does the works the child did not send itself, with the same results. (Were it to
+    wait, the child, let go on after a minute, would send its own.)"""
+    import multiprocessing
+    import os
+    import signal
+    import threading
+
+    from bib2graph.atomic import atomic_path
+    from bib2graph.networks.beside import beside
+
+    parent, target = os.getpid(), tmp_path / "edges.csv"
+
+    def writing():
+        with atomic_path(target) as tmp:
+            tmp.write_text("half", encoding="utf-8")
+            _stops_itself_in_the_child(parent)
+            tmp.write_text("whole", encoding="utf-8")
+        return os.getpid()
+
+    def after():
+        return os.getpid()
+
+    starved, then = beside(writing, after, writes=[target])
+    (child,) = multiprocessing.active_children()
+    let_go = threading.Timer(60, os.kill, (child.pid, signal.SIGCONT))
+    let_go.start()
+    try:
+        assert starved() == parent and then() == parent     # done here, not waited for
+    finally:
+        let_go.cancel()
+    assert child.exitcode == -signal.SIGKILL and multiprocessing.active_children() == []
+    assert target.read_text(encoding="utf-8") == "whole"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["edges.csv"]    # the child's temporary file is gone
+
+
 def test_work_beside_the_job_runs_at_the_lowest_priority():
     """On a busy node the child must not take a core from the job's own stages: it runs niced."""
     import os
