@@ -8,6 +8,7 @@ text), never from the readers."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import re
 import zipfile
@@ -330,6 +331,36 @@ def test_entries_bibtexparser_sets_aside_are_read_as_bibtex_reads_them(tmp_path)
     assert [e.doi for e in seeds] == [r.doi for r in records]
     with pytest.raises(DataError, match=f"line {twin_line}"):
         read(read_bibtex, path, Skips(strict=True))
+
+
+def test_entries_set_aside_are_parsed_as_the_entries_accepted(tmp_path):
+    """An entry bibtexparser sets aside (a repeated field, a repeated key) gives the record it gives once
+    accepted: its authors split, braces gone, `@string` macros resolved (pybibx's Scopus export: 36 of 263
+    entries had read as one author "A and B and C")."""
+    real = BIBTEX[-1].read_text(encoding="utf-8")           # the synthesisr Scopus export
+    first = real[real.index("@ARTICLE{Li2020"):real.index("@ARTICLE{Cao2020")]
+    repeat = first.index("funding_details=", first.index("funding_details=") + 1)
+    accepted = first[:repeat] + first[first.index("\n", repeat) + 1:]     # the second funding_details gone
+    macros = ('@string{jr = "Journal of {T}ests"}\n@article{k, author = {Smith, J. and {Research and Development}},'
+              ' journal = jr, title = {{One}}}\n')
+    twice = macros + '@article{k, author = "Brown, L. and Jones, K.", journal = jr, title = "Two"}\n'
+    (tmp_path / "set-aside.bib").write_text(first + twice, encoding="utf-8")
+    (tmp_path / "accepted.bib").write_text(accepted + twice.replace("{k,", "{k2,", 1).replace("{k,", "{k3,", 1),
+                                           encoding="utf-8")
+    aside, _ = read(read_bibtex, tmp_path / "set-aside.bib")
+    kept, _ = read(read_bibtex, tmp_path / "accepted.bib")
+
+    def fields(r):      # all but where it was: the accepted file is a line shorter
+        found = dataclasses.asdict(r)
+        del found["origin"]
+        found["references"] = [c.raw for c in r.references]
+        return found
+
+    assert [fields(r) for r in aside] == [fields(r) for r in kept]
+    assert len(aside[0].authors) == first[first.index("author={"):].split("},")[0].count(" and ") + 1
+    assert [[a.name for a in r.authors] for r in aside[1:]] == [["Smith, J.", "Research and Development"],
+                                                                ["Brown, L.", "Jones, K."]]
+    assert [(r.venue, r.title) for r in aside[1:]] == [("Journal of Tests", "One"), ("Journal of Tests", "Two")]
 
 
 def test_bibtex_openalex_field_and_empty_file(tmp_path):

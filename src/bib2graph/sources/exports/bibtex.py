@@ -64,17 +64,40 @@ def bibtex_entries(text: str, name: str, skips: Skips) -> list[Any]:
     import bibtexparser
 
     library = bibtexparser.parse_string(text)
-    entries = list(library.entries)
+    entries, set_aside = list(library.entries), []
     for block in library.failed_blocks:
         if _readable(block):
-            entries.append(block.ignore_error_block)
+            set_aside.append(block.ignore_error_block)
             if differing := _differing_repeats(block.ignore_error_block):
                 skips.add(name, f"line {block.start_line + 1}", f"BibTeX field(s) {', '.join(differing)} "
                           "repeated with different values; the first of each read")
         else:
             skips.add(name, f"line {block.start_line + 1}", f"BibTeX block not read ({failure_reason(block)}); "
                       "skipped")
+    entries += _through_parse_stack(set_aside, library)
     return sorted(entries, key=lambda entry: entry.start_line or 0)
+
+
+def _through_parse_stack(entries: list[Any], library: Any) -> list[Any]:
+    """Set-aside entries as the parse gives the entries it accepts: bibtexparser leaves them raw (string
+    references unresolved, values still in their braces or quotes, so "{A and B}" would be one author).
+    They go through its default parse stack with the file's `@string` blocks as written, each under a key
+    of its own for the while (keys repeat among them)."""
+    import bibtexparser
+    from bibtexparser.entrypoint import default_parse_stack
+
+    if not entries:
+        return []
+    strings = bibtexparser.parse_string("\n".join(s.raw for s in library.strings), parse_stack=[]).strings
+    keys = [entry.key for entry in entries]
+    for number, entry in enumerate(entries):
+        entry.key = f"\x00{number}"
+    parsed = bibtexparser.Library(blocks=[*strings, *entries])
+    for middleware in default_parse_stack(allow_inplace_modification=True):
+        parsed = middleware.transform(library=parsed)
+    for entry, key in zip(entries, keys):
+        entry.key = key
+    return entries
 
 
 def entry_fields(entry: Any) -> tuple[dict[str, str], dict[str, int | None]]:
