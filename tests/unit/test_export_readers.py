@@ -115,6 +115,25 @@ def test_old_scopus_layout_splits_comma_separated_authors_and_links_them():
     assert smart.type == "article" and smart.language == "en" and (smart.first_page, smart.last_page) == ("547", "557")
 
 
+def test_a_byline_of_surname_comma_initials_keeps_each_author_whole():
+    """tethne's Scopus export of 2015 writes "Wang, B., Seiler, J.R., Mei, C.": one author per entry of
+    "Authors with affiliations" (its names read independently: the entry's first two comma parts), each
+    linked to the institution of its entry, none named by initials alone."""
+    path = Path(__file__).parents[1] / "data" / "tethne" / "scopus.csv"
+    records, skips = read(read_scopus_csv, path)
+    with path.open(encoding="utf-8-sig", newline="") as f:
+        entries = [row["Authors with affiliations"].split("; ") for row in csv.DictReader(f)]
+    assert len(records) == len(entries) == 20 and not skips.items
+    for record, listed in zip(records, entries, strict=True):
+        assert [a.name for a in record.authors] == [", ".join(e.split(", ")[:2]) for e in listed]
+        for author, entry in zip(record.authors, listed):
+            address = entry.split(", ", 2)[2:]        # none where the export gives none
+            assert bool(author.affiliations) == bool(address)
+            assert all(record.institutions[k].address in address[0] for k in author.affiliations)
+    assert sum(len(r.authors) for r in records) == 90
+    assert not any(re.fullmatch(r"[^\W\d_.-]{1,2}\.", i.name) for r in records for i in r.institutions)
+
+
 def test_rows_with_more_funding_texts_than_the_header_keep_their_columns():
     header, rows = csv_rows(LITSTUDY)
     longer = [i for i, r in enumerate(rows) if len(r) > len(header)]

@@ -33,6 +33,7 @@ from .vocab import marks_retracted, work_type
 _NO_AUTHOR = "[no author name available]"
 _NO_ABSTRACT = "[no abstract available]"
 _NAME_SUFFIX = re.compile(r"^(?:jr|sr|ii|iii|iv)\.?$", re.IGNORECASE)
+_INITIALS = re.compile(r"(?:[^\W\d_][^\W\d_]?\.[\s-]?)+")     # "J.R.", "Ch.", "J.-P.", "Š."
 _FULL_NAME = re.compile(r"^(.*?)\s*\((\d+)\)\s*$")
 
 
@@ -145,17 +146,25 @@ def _unescaped(cell: str | None) -> str | None:
 
 def author_names(cell: str | None) -> list[str]:
     """The byline: "; "-separated in newer exports, ", "-separated in older ones, where a name suffix
-    ("Oliveira A., Jr.") is its own part and joins the name before it."""
+    ("Oliveira A., Jr.") is its own part and joins the name before it, and where some exports write
+    "Surname, I." ("Wang, B., Seiler, J.R."): when every other part is initials alone, each joins the
+    surname before it."""
     if not cell or cell.strip().lower() == _NO_AUTHOR:
         return []
     if ";" in cell:
         return split(cell, ";")
+    parts = split(cell, ",")
+    core = [part for part in parts if not _NAME_SUFFIX.match(part)]
+    paired = (len(core) % 2 == 0 and all(map(_initials, core[1::2])) and not any(map(_initials, core[::2])))
     names: list[str] = []
-    for part in split(cell, ","):
-        if names and _NAME_SUFFIX.match(part):
+    surname = False          # the last name is a surname waiting for its initials
+    for part in parts:
+        if names and (surname or _NAME_SUFFIX.match(part)):
             names[-1] = f"{names[-1]}, {part}"
+            surname = False
         else:
             names.append(part)
+            surname = paired
     return names
 
 
@@ -172,6 +181,11 @@ def _affiliations(names: list[str], cell: str | None, listed: str | None) -> dic
             if address not in out[index]:
                 out[index].append(address)
     return out
+
+
+def _initials(part: str) -> bool:
+    """Whether a byline part is initials alone ("B.", "J.-P.", "Š."), upper case first."""
+    return bool(_INITIALS.fullmatch(part)) and part[0].isupper()
 
 
 def _name_forms(names: list[str]) -> dict[str, list[int]]:
@@ -206,7 +220,7 @@ def _old_form(name: str) -> str | None:
 def _drop_name(entry: str) -> str:
     """An entry whose name matches no byline name: drop "Surname, I.," or "Surname I.,"."""
     parts = entry.split(", ")
-    if len(parts) > 1 and re.fullmatch(r"(?:[A-Z][a-z]?\.[\s-]?)+", parts[1]):
+    if len(parts) > 1 and _initials(parts[1]):
         return ", ".join(parts[2:])
     return ", ".join(parts[1:]) if len(parts) > 1 else ""
 
