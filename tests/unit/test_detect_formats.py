@@ -60,6 +60,27 @@ def test_csl_json_is_told_from_openalex_json(shared_data, tmp_path):
     assert {detect_format(p) for p in works.glob("*.json")} == {"openalex-json"}
 
 
+def test_csl_json_whose_first_item_says_little_or_outgrows_the_sample(shared_data, tmp_path):
+    """manubot's CSL files: a Crossref item with 555 references (longer than the 64 KiB looked at) and a
+    library whose first item is a placeholder ({"id", "type"} alone) are CSL-JSON; an OpenAlex work longer
+    than the sample stays OpenAlex."""
+    from bib2graph.sources.exports.detect import SAMPLE_BYTES
+
+    item = {"id": "deep-review", "type": "article-journal", "title": "Opportunities and obstacles",
+            "issued": {"date-parts": [[2018, 4, 4]]}, "DOI": "10.1098/rsif.2017.0387"}
+    crossref = {"indexed": {"date-parts": [[2018, 8, 7]]}, "reference-count": 3000,
+                "reference": [{"key": f"ref{k}", "unstructured": "A reference " * 4} for k in range(3000)], **item}
+    placeholder = [{"id": "raw:blank", "type": "entry"}, item]
+    work = json.loads(next((shared_data / "openalex-api" / "extracted").glob("*.json")).read_text(encoding="utf-8"))
+    work = (work.get("results") or [work])[0] if isinstance(work, dict) else work[0]
+    long_work = {**work, "abstract_inverted_index": {f"w{k}": [k] for k in range(SAMPLE_BYTES // 8)}}
+    for name, value, expected in (("crossref.json", [crossref], "csl-json"), ("placeholder.json", placeholder, "csl-json"),
+                                  ("work.json", [long_work], "openalex-json")):
+        (tmp_path / name).write_text(json.dumps(value, indent=2), encoding="utf-8")
+        assert len(json.dumps(value, indent=2)) > SAMPLE_BYTES or name == "placeholder.json"
+        assert detect_format(tmp_path / name) == expected, name
+
+
 def test_unknown_and_missing_files(shared_data, tmp_path):
     (tmp_path / "notes.txt").write_text("Just some notes\nabout a review\n", encoding="utf-8")
     (tmp_path / "image.png").write_bytes(bytes(range(256)) * 64)

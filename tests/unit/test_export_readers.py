@@ -658,4 +658,8 @@ def test_a_seed_entry_naming_no_work_is_unresolved_not_fatal(tmp_path):
     objects = tmp_path / "s.json"
     objects.write_text('[{"id": "https://openalex.org/W7", "title": "x"}, {"id": "https://openalex.org/A9"}]',
                        encoding="utf-8")
-    assert [e.work_id for e in read_seed_entries(objects, "s.json", Skips())] == ["W7", None]
+    skips = Skips()
+    assert [e.work_id for e in read_seed_entries(objects, "s.json", skips)] == ["W7"]
+    assert [(s.where, s.reason) for s in skips.items] == [   # no work: reported with its place, not read
+        ("record 2", "a work without a usable `id` (an OpenAlex work ID, W…), not 'https://openalex.org/A9'; "
+                     "skipped (a file of other records: declare its format in source.formats)")]

@@ -227,6 +227,8 @@ SKIP_CASES = {
                    "not a JSON object but a string"),
     "no id": ("w.json", lambda p, w: p.write_text(json.dumps([w[0], {**w[1], "id": 7, "ids": {}}])),
               "record 2", "without a usable `id`"),
+    "other id": ("w.json", lambda p, w: p.write_text(json.dumps([w[0], {**w[1], "id": "raw:blank", "ids": {}}])),
+                 "record 2", "without a usable `id` (an OpenAlex work ID, W…), not 'raw:blank'"),
     "surrogate": ("w.jsonl", lambda p, w: p.write_text(jsonl(w[:1]) + jsonl(w[1:2]).replace(
         '"title": "', '"title": "\\udc80', 1)), "line 2", "1 lone UTF-16 surrogate(s) replaced by U+FFFD"),
     "member": ("w.zip", lambda p, w: write_zip(p, {"a.json": json.dumps(w[:2]), "README.txt": "hello"}),
@@ -243,7 +245,7 @@ def test_skipped_records_are_reported_with_their_place(tmp_path, real_works, cas
     path = tmp_path / name
     write(path, real_works)
     works, skips = read(path, f"data/{name}")
-    assert len(works) == {"no works": 0, "no id": 1}.get(case, 2)
+    assert len(works) == {"no works": 0, "no id": 1, "other id": 1}.get(case, 2)
     [skip] = skips.items
     assert (skip.file, skip.where) == (f"data/{name}", where) and reason in skip.reason
     with pytest.raises(DataError) as caught:

@@ -98,7 +98,7 @@ def read_work_objects(path: str | Path, name: str | None = None,
             count += 1
             yield item
     if not count:
-        skips.add(name, "", "holds no works (no JSON object with a usable `id`)")
+        skips.add(name, "", "holds no works (no JSON object with an OpenAlex work ID as its `id`)")
 
 
 def read_jsonl_gz(path: str | Path, name: str, skips: Skips) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -211,8 +211,11 @@ def _accepted(part: _Part, place: str, item: Any, escaped: bool, skips: Skips) -
     if not isinstance(item, dict):
         skips.add(part.file, where, f"not a JSON object but {_JSON_TYPES[type(item)]}; skipped")
         return False
-    if not work_id(item):
-        skips.add(part.file, where, "a work without a usable `id`; skipped")
+    if not openalex_work_id(work_id(item)):
+        found = item.get("id")
+        skips.add(part.file, where, "a work without a usable `id` (an OpenAlex work ID, W…)"
+                  + (f", not {str(found)[:80]!r}" if isinstance(found, (str, int)) else "")
+                  + "; skipped (a file of other records: declare its format in source.formats)")
         return False
     if escaped and (repaired := scrub_surrogates(item)):
         skips.add(part.file, where, f"{repaired} lone UTF-16 surrogate(s) replaced by U+FFFD")

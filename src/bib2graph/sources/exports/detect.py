@@ -28,6 +28,8 @@ _RIS_START = re.compile(r"^TY {1,2}- ?\S", re.MULTILINE)
 _BIBTEX_ENTRY = re.compile(r"^\s*@[A-Za-z]+\s*[{(]", re.MULTILINE)
 _OPENALEX_MARKS = re.compile(r'"id"\s*:\s*"https?://openalex\.org/W|"publication_year"\s*:|"authorships"\s*:')
 _CSL_KEYS = {"title", "author", "issued", "container-title", "editor"}
+_CSL_MARKS = re.compile(r'"(?:container-title|date-parts|DOI|issued)"\s*:')
+_NEXT_ITEM = re.compile(r"\s*,\s*(?=\{)")
 _PUBMED_XML = re.compile(r"<(?:!DOCTYPE\s+)?Pubmed(?:Book)?Article(?:Set)?\b")
 _MEDLINE_PMID = re.compile(r"^PMID- *\d", re.MULTILINE)
 _MEDLINE_TAG = re.compile(r"^(?:TI|FAU|AU|DP|AB)  - ", re.MULTILINE)
@@ -144,15 +146,24 @@ def _csv_format(header: set[str]) -> str | None:
 
 
 def _is_csl(text: str) -> bool:
-    """Whether JSON text starts with CSL items: an object with a "type" and a CSL title, author or
-    date, and no sign of an OpenAlex work (an openalex.org ID, publication_year, authorships)."""
+    """Whether JSON text starts with CSL items rather than OpenAlex works: no sign of an OpenAlex work (an
+    openalex.org ID, publication_year, authorships), and an item of the sample with a "type" and a CSL
+    title, author or date (items without them, such as a placeholder, are passed over), or, where the
+    sample ends inside the first item (a Crossref item with hundreds of references), CSL's own keys."""
     if _OPENALEX_MARKS.search(text):
         return False
     start = text.find("{")
     if start < 0 or text[:start].strip() not in ("[", ""):
         return False
-    try:
-        item, _ = json.JSONDecoder().raw_decode(text, start)
-    except ValueError:
-        return False
-    return isinstance(item, dict) and "type" in item and bool(_CSL_KEYS & item.keys())
+    decoder, position = json.JSONDecoder(), start
+    while True:
+        try:
+            item, end = decoder.raw_decode(text, position)
+        except ValueError:          # the sample ends inside this item (or it is no JSON)
+            return position == start and bool(_CSL_MARKS.search(text))
+        if isinstance(item, dict) and "type" in item and _CSL_KEYS & item.keys():
+            return True
+        following = _NEXT_ITEM.match(text, end)
+        if following is None:
+            return False
+        position = following.end()
