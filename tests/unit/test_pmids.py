@@ -121,10 +121,25 @@ def test_ris_records_give_the_pmid_ovid_medline_and_pmid_accessions_write(tmp_pa
         "TY  - JOUR\nID  - 31234567\nT1  - An Ovid MEDLINE record\nA1  - Smith, J.\nY1  - 2019\n"
         "UR  - http://ovidsp.ovid.com/ovidweb.cgi?T=JS&PAGE=reference&D=medl&NEWS=N&AN=31234567\nER  - \n\n"
         "TY  - JOUR\nAN  - PMID: 30000001\nT1  - An accession written as a PMID\nY1  - 2018\nER  - \n\n"
-        "TY  - JOUR\nID  - 31234568\nT1  - A plain reference-manager record\nY1  - 2019\nER  - \n",
+        "TY  - JOUR\nID  - 31234568\nT1  - A plain reference-manager record\nY1  - 2019\nER  - \n\n"
+        # EndNote's export of PubMed records (IEBH/Reflib's blue-light.ris): the PMID in AN, "DP  - NLM"
+        "TY  - JOUR\nAN  - 29657938\nC2  - PMC5887696\nDO  - 10.4103/abr.abr_99_17\nDP  - NLM\n"
+        "TI  - An EndNote record from PubMed\nPY  - 2018\nER  - \n\n"
+        "TY  - JOUR\nAN  - 29657939\nC2  - PMC5887697\nTI  - The same without a provider\nPY  - 2018\nER  - \n\n"
+        # Ovid MEDLINE without ID or AN (CiteSource's medline_84.ris): the PMID only in the link
+        "TY  - JOUR\nT1  - An Ovid MEDLINE record\nY1  - 2024\n"
+        "L2  - http://ovidsp.ovid.com/ovidweb.cgi?T=JS&PAGE=reference&D=medp&NEWS=N&AN=39012781\nER  - \n\n"
+        "TY  - JOUR\nT1  - An Ovid PsycINFO record\nY1  - 2024\n"
+        "L2  - http://ovidsp.ovid.com/ovidweb.cgi?T=JS&PAGE=reference&D=psyc&NEWS=N&AN=2024-12345-001\nER  - \n\n"
+        # Web of Science's RIS: a label in ID, the UT in AN
+        "TY  - JOUR\nAN  - WOS:000471694800003\nID  - 84\nTI  - A Web of Science record\nPY  - 2019\nER  - \n",
         encoding="utf-8")
     records = list(read_ris(path, "ovid.ris", Skips()))
-    assert [r.ids.get("pmid") for r in records] == ["31234567", "30000001", None]
+    assert [r.ids.get("pmid") for r in records] == ["31234567", "30000001", None, "29657938", None, "39012781",
+                                                    None, None]
+    assert [r.ids.get("pmcid") for r in records] == [None] * 3 + ["PMC5887696"] + [None] * 4
+    assert [r.ids.get("wos") for r in records] == [None] * 7 + ["WOS:000471694800003"]
+    assert records[-1].ids["ris"] == "84"
 
 
 @pytest.mark.parametrize("written", [

@@ -53,6 +53,9 @@ _EMBASE_LINK = re.compile(r"embase\.com/.*[?&]id=(L\d{8,12})\b", re.IGNORECASE)
 _EMBASE_ID = re.compile(r"^L\d{8,12}$")
 _OVID_AN = re.compile(r"^\d{8,12}$")
 _PMID_ID = re.compile(r"^PMID\s*:?\s*\d{1,9}$", re.IGNORECASE)
+_PUBMED_PROVIDERS = {"NLM", "PUBMED", "NCBI", "NATIONAL LIBRARY OF MEDICINE"}
+_LINK_ACCESSION = re.compile(r"[?&]AN=(\d{1,9})(?:&|$)")
+_PMCID = re.compile(r"PMC\d+")
 _OVID_MEDLINE = re.compile(r"ovid.*[?&]D=(?:med[a-z]*|prem)\d*(?:&|$)", re.IGNORECASE)
 _PRINT = re.compile(r"\bprint\b", re.IGNORECASE)
 # How many lines of a file without any `TY  - ` line are read before it is called not RIS.
@@ -253,18 +256,42 @@ def _ids(f: dict[str, Any], tags: dict[str, list[str]], embase: bool) -> dict[st
     own = _first(f, "id", "accession_number")
     if own:
         ids["ris"] = own
-        ids.update(own_ids(own))   # bib2graph's RIS: the work ID by its shape (W…, WOS:…, REC:…)
+    # bib2graph's RIS and Web of Science's: the work ID by its shape (W…, WOS:…, REC:…), in `ID` or in `AN`
+    # (Web of Science writes "ID  - 84", a label, beside "AN  - WOS:…")
+    for value in dict.fromkeys(v for v in (_first(f, "id"), _first(f, "accession_number")) if v):
+        for scheme, found in own_ids(value).items():
+            ids.setdefault(scheme, found)
     for url in _list(f, "urls"):
         eid = parse_qs(urlparse(url).query).get("eid")
         if eid and "scopus" in url.lower():
             ids["scopus"] = eid[0]
     if embase:
         ids.update(_embase_ids(tags, own))
-    links = (v for t in ("UR", "L2", "LK") for v in tags.get(t, []))
+    links = [v for t in ("UR", "L2", "LK") for v in tags.get(t, [])]
     # Ovid MEDLINE writes the PMID as the record's ID; some exports write "AN  - PMID:123"
     if own and (_PMID_ID.match(own) or not embase and own.isdigit() and any(_OVID_MEDLINE.search(v) for v in links)):
         if pmid := normalize_pmid(own):
             ids["pmid"] = pmid
+    if not embase and "pmid" not in ids:
+        ids.update(_pubmed_ids(f, tags, links))
+    return ids
+
+
+def _pubmed_ids(f: dict[str, Any], tags: dict[str, list[str]], links: list[str]) -> dict[str, str]:
+    """The PMID (and PMCID) of a PubMed record exported by a reference manager: EndNote writes the PMID
+    in `AN` with "DP  - NLM" (and the PMCID in `C2`); Ovid MEDLINE without `ID`/`AN` gives it only as
+    its link's `AN=` (`D=medp`)."""
+    ids: dict[str, str] = {}
+    accession = _first(f, "accession_number")
+    if accession and accession.isdigit() and any(v.strip().upper() in _PUBMED_PROVIDERS for v in tags.get("DP", [])):
+        pmid = normalize_pmid(accession)
+    else:
+        pmid = next((normalize_pmid(m.group(1)) for v in links if _OVID_MEDLINE.search(v)
+                     and (m := _LINK_ACCESSION.search(v))), None)
+    if pmid:
+        ids["pmid"] = pmid
+        if pmcid := next((v.strip() for v in tags.get("C2", []) if _PMCID.fullmatch(v.strip())), None):
+            ids["pmcid"] = pmcid
     return ids
 
 
