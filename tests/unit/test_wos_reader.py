@@ -179,6 +179,53 @@ def test_c1_countries_follow_the_last_word_of_us_addresses(shared_data):
     assert all(i.name == i.address.split(",")[0] for i in institutions)
 
 
+def _zoological_record_fields(path: Path) -> list[dict[str, list[str]]]:
+    """AU and C1 of each record of a Zoological Record export, read independently: authors are AU's
+    lines without their e-mail, an address starts at a C1 line "Author; " and runs to the next."""
+    records, fields, tag = [], {}, None
+    for line in path.read_text(encoding="utf-8-sig").splitlines():
+        match = TAG.match(line)
+        if match:
+            tag = match.group(1)
+            if tag == "ER":
+                records.append(fields)
+                fields = {}
+                continue
+            fields.setdefault(tag, []).append(line[3:].strip())
+        elif line.startswith("   ") and tag:
+            fields[tag].append(line.strip())
+    for found in records:
+        found["AU"] = [re.sub(r"\s*\(\S+@\S+\)$", "", n) for n in found.get("AU", [])]
+        addresses: list[str] = []
+        for line in found.get("C1", []):
+            if line.partition("; ")[0] in found["AU"]:
+                addresses.append(line)
+            else:
+                addresses[-1] += " " + line
+        found["C1"] = addresses
+    return records
+
+
+def test_zoological_record_addresses_wrap_and_name_their_author():
+    """Zoological Record (a database of the Web of Science platform, synthesisr's zoorec.txt) writes
+    "C1 Author; address" wrapped over lines and an e-mail after author names: one institution per
+    address, linked to the author it names, and names without the e-mail (the fragments "USA", "Tremblay",
+    "94956" were institutions)."""
+    path = Path(__file__).parents[1] / "data" / "synthesisr" / "zoorec.txt"
+    records = _read(read_wos, path)
+    expected = _zoological_record_fields(path)
+    assert len(records) == len(expected) == 134
+    for record, fields in zip(records, expected, strict=True):
+        assert [a.name for a in record.authors] == fields["AU"]
+        addresses = [a.partition("; ")[2].rstrip(".") for a in fields["C1"]]
+        assert [i.address for i in record.institutions] == list(dict.fromkeys(addresses))
+        for address in fields["C1"]:
+            person, _, place = address.rstrip(".").partition("; ")
+            (author,) = [a for a in record.authors if a.name == person]
+            assert place in [record.institutions[k].address for k in author.affiliations]
+    assert not any("@" in a.name for r in records for a in r.authors)
+
+
 def test_plain_text_without_header_bom_or_with_crlf_reads_the_same(shared_data, tmp_path):
     path = shared_data / PLAIN
     data = path.read_bytes()

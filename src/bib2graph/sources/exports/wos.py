@@ -46,6 +46,7 @@ _MONTHS = {m: i for i, m in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", "JUN",
                                        "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"), 1)}
 _DAY_DATE = re.compile(r"^([A-Z]{3})\s+(\d{1,2})(?:\s+\d{4})?$", re.IGNORECASE)
 _ORCID = re.compile(r"\d{4}-\d{4}-\d{4}-\d{3}[\dX]")
+_EMAIL_NOTE = re.compile(r"\s*\([^()\s]*@[^()\s]*\)\s*$")
 _RETRACTED_TITLE = re.compile(r"^\s*retracted\s*:|\(retracted article\b", re.IGNORECASE)
 
 
@@ -220,8 +221,11 @@ def _record(origin: Origin, text: dict[str, str], items: dict[str, list[str]], c
     year = _int(text.get("PY")) or _int(text.get("EY"))   # EY: the year of an early-access record
     title = text.get("TI") or None
     doc_type = text.get("DT") or ""
-    names = _Names(items.get("AU", []), items.get("AF", []))
-    institutions, links = _affiliations(items.get("C1", []), names)
+    names = _Names(_without_emails(items.get("AU", [])), _without_emails(items.get("AF", [])))
+    addresses = items.get("C1", [])
+    if origin.format == "wos":        # plain text: an address may wrap over lines
+        addresses = _whole_addresses(addresses, names)
+    institutions, links = _affiliations(addresses, names)
     return Record(
         origin=origin, ids=ids, doi=normalize_doi(text.get("DI")), title=title, year=year,
         publication_date=_full_date(text.get("PD"), year), type=_work_type(doc_type),
@@ -346,10 +350,10 @@ def _affiliations(lines: list[str], names: _Names) -> tuple[list[Institution], d
     institutions: list[Institution] = []
     by_address: dict[str, int] = {}
     links: dict[int, list[int]] = {}
-    bracketed = any(line.startswith("[") for line in lines)
+    split = [_split_address(line, names) for line in lines]
+    bracketed = any(authors is not None for authors, _ in split)
     n_authors = max(len(names.short), len(names.full))
-    for line in lines:
-        authors, address = _split_address(line)
+    for authors, address in split:
         address = address.rstrip(". ").strip()
         if not address:
             continue
@@ -368,9 +372,42 @@ def _affiliations(lines: list[str], names: _Names) -> tuple[list[Institution], d
     return institutions, links
 
 
-def _split_address(line: str) -> tuple[list[str] | None, str]:
-    """(the bracketed author names or None, the address) of one C1 item."""
+def _without_emails(names: list[str]) -> list[str]:
+    """Author names without the e-mail address some databases of the Web of Science platform write
+    after them (Zoological Record: "Stillman, Andrew N. (andrew.stillman@uconn.edu)")."""
+    return [_EMAIL_NOTE.sub("", name) if "@" in name else name for name in names]
+
+
+def _whole_addresses(lines: list[str], names: _Names) -> list[str]:
+    """Plain-text C1 lines, one address each. The Core Collection writes one address a line (each
+    ending with a period, or opening a bracket of authors); other databases of the platform (Zoological
+    Record) write "Author; address" wrapped over lines, where a line opens an address only when it
+    starts with an author's name and "; " (a line may end with an abbreviation's period: "Succ.")."""
+    named = any(_named_author(line, names) for line in lines)
+    addresses: list[str] = []
+    for line in lines:
+        opens = line.startswith("[") or (_named_author(line, names) if named
+                                          else not addresses or addresses[-1].rstrip().endswith("."))
+        if opens:
+            addresses.append(line)
+        else:
+            addresses[-1] = f"{addresses[-1].rstrip()} {line.strip()}"
+    return addresses
+
+
+def _named_author(line: str, names: _Names) -> bool:
+    """Whether a C1 item starts "Name; " with the name of one of the record's authors."""
+    person, separator, _ = line.partition("; ")
+    return bool(separator) and not line.startswith("[") and bool(names.find(person.strip()))
+
+
+def _split_address(line: str, names: _Names | None = None) -> tuple[list[str] | None, str]:
+    """(the bracketed author names or None, the address) of one C1 item; an item "Name; address"
+    (Zoological Record) names its author as a bracket does, when `names` knows the name."""
     if not line.startswith("["):
+        if names is not None and _named_author(line, names):
+            person, _, rest = line.partition("; ")
+            return [person.strip()], rest.strip()
         return None, line.strip()
     close = line.find("]")
     if close < 0:
