@@ -55,8 +55,12 @@ def normalize_doi(value: str | None) -> str | None:
         value = _DOI_LABEL.sub("", value, count=1)
         if "/" not in value and "%2f" in value.lower():
             value = unquote(value)
-    value = value.strip().lower()
+    value = _TRAILING_TAGS.sub("", value).strip().lower()
     return value if value.startswith("10.") else None
+
+
+#: HTML tags after a DOI, as reference managers copy them from web pages ("10.1186/2047-2382-3-19<br />")
+_TRAILING_TAGS = re.compile(r"(?:\s*<\s*/?\s*[a-z][a-z0-9]*\s*/?\s*>)+\s*$", re.IGNORECASE)
 
 
 _PMID_PREFIXES = ("https://pubmed.ncbi.nlm.nih.gov/", "http://pubmed.ncbi.nlm.nih.gov/",

@@ -134,6 +134,15 @@ def test_a_byline_of_surname_comma_initials_keeps_each_author_whole():
     assert not any(re.fullmatch(r"[^\W\d_.-]{1,2}\.", i.name) for r in records for i in r.institutions)
 
 
+def test_a_scopus_pubmed_id_of_na_is_no_pmid(tmp_path):
+    """bibliometrix's Scopus sample writes "NA" where a work has no PubMed ID."""
+    path = tmp_path / "scopus.csv"
+    path.write_text("Authors,Title,Year,DOI,PubMed ID,EID\n"
+                    "Smith J.,A,2020,10.1/a,NA,2-s2.0-1\nJones K.,B,2021,10.1/b,0041494690,2-s2.0-2\n", encoding="utf-8")
+    records, _ = read(read_scopus_csv, path)
+    assert [r.ids for r in records] == [{"scopus": "2-s2.0-1"}, {"scopus": "2-s2.0-2", "pmid": "41494690"}]
+
+
 def test_rows_with_more_funding_texts_than_the_header_keep_their_columns():
     header, rows = csv_rows(LITSTUDY)
     longer = [i for i, r in enumerate(rows) if len(r) > len(header)]
@@ -254,7 +263,9 @@ def test_scopus_ris_references_keep_their_lines(tmp_path):
     assert record.origin.format == "scopus-ris" and record.ids == {"scopus": "2-s2.0-85091557653"}
     assert (record.venue, record.venue_abbrev, record.first_page) == ("Journal of Applied Physics", "J Appl Phys",
                                                                       "093903")
-    assert not skips.items
+    assert not skips.items and record.cited_by_count is None
+    path.write_text(SCOPUS_RIS.replace("N1  - Export Date", "N1  - Cited By :12\nN1  - Export Date"), encoding="utf-8")
+    assert read(read_ris, path)[0][0].cited_by_count == 12      # revtools' Scopus RIS writes the count so
 
 
 def test_malformed_ris_blocks_are_skipped_and_own_ids_read(tmp_path):

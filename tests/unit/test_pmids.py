@@ -145,7 +145,8 @@ def test_ris_records_give_the_pmid_ovid_medline_and_pmid_accessions_write(tmp_pa
 @pytest.mark.parametrize("written", [
     "10.1037/a0018", "https://doi.org/10.1037/A0018", "http://dx.doi.org/10.1037/a0018", "https://www.doi.org/10.1037/a0018",
     "doi.org/10.1037/a0018", "dx.doi.org/10.1037/a0018", "doi:10.1037/a0018", "DOI: 10.1037/a0018", "DOI 10.1037/a0018",
-    "https://doi.org/10.1037%2Fa0018", "10.1037%2Fa0018", " 10.1037/a0018 "])
+    "https://doi.org/10.1037%2Fa0018", "10.1037%2Fa0018", " 10.1037/a0018 ", "10.1037/a0018<br />",
+    "https://doi.org/10.1037/a0018</a>", "10.1037/A0018 <BR/>"])
 def test_every_common_form_of_a_doi_is_the_doi(written):
     """`seed.dois` takes "DOIs, any common form": www.doi.org and scheme-less resolver URLs, a label
     without colon, percent-escaped slashes were unresolved without a word."""

@@ -53,6 +53,7 @@ _EMBASE_LINK = re.compile(r"embase\.com/.*[?&]id=(L\d{8,12})\b", re.IGNORECASE)
 _EMBASE_ID = re.compile(r"^L\d{8,12}$")
 _OVID_AN = re.compile(r"^\d{8,12}$")
 _PMID_ID = re.compile(r"^PMID\s*:?\s*\d{1,9}$", re.IGNORECASE)
+_CITED_BY = re.compile(r"cited by\s*:?\s*(\d+)\s*$", re.IGNORECASE)
 _PUBMED_PROVIDERS = {"NLM", "PUBMED", "NCBI", "NATIONAL LIBRARY OF MEDICINE"}
 _LINK_ACCESSION = re.compile(r"[?&]AN=(\d{1,9})(?:&|$)")
 _PMCID = re.compile(r"PMC\d+")
@@ -170,12 +171,18 @@ def _record(f: dict[str, Any], block: list[Line], origin: Origin) -> Record:
         issn=choose_issn(tags.get("SN", []), print_last=embase),
         volume=_first(f, "volume"), issue=_first(f, "number"),
         first_page=first, last_page=last,
+        cited_by_count=_cited_by(tags) if origin.format == "scopus-ris" else None,
         abstract=_first(f, "abstract", "notes_abstract"),
         authors=[Author(name=a) for a in _list(f, "authors") or _list(f, "first_authors")],
         author_keywords=[] if embase else keywords,
         index_keywords=_emtree(keywords) if embase else [],
         references=references or cr_references(block),
     )
+
+
+def _cited_by(tags: dict[str, list[str]]) -> int | None:
+    """Scopus's citation count, a note "N1  - Cited By :5" (as its BibTeX's "Cited By 5")."""
+    return next((int(m.group(1)) for v in tags.get("N1", []) if (m := _CITED_BY.match(v))), None)
 
 
 def tag_values(block: list[Line]) -> dict[str, list[str]]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Iterator
 from urllib.parse import parse_qs, urlparse
 
-from ...ids import normalize_doi, normalize_issn
+from ...ids import normalize_doi, normalize_issn, normalize_pmid
 from ...skips import Skips
 from .affiliation import institution
 from .csvfile import Header, Row, integer, read_records, split
@@ -70,7 +70,8 @@ def _from_cells(h: Header, cells: list[str], origin: Origin) -> Record:
     abstract = get("Abstract")
     record = Record(
         origin=origin,
-        ids={k: v for k, v in (("scopus", get("EID") or _link_eid(get("Link"))), ("pmid", get("PubMed ID"))) if v},
+        ids={k: v for k, v in (("scopus", get("EID") or _link_eid(get("Link"))),
+                               ("pmid", normalize_pmid(get("PubMed ID")))) if v},   # not "NA" (bibliometrix)
         doi=normalize_doi(get("DOI")),
         title=get("Title"),
         year=integer(get("Year")),
