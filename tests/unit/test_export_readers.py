@@ -169,6 +169,18 @@ def test_scopus_references_are_split_losslessly():
     assert edited and all("Deuflhard, P.; Hermans, J." in e or "(" in e for e in edited)
 
 
+@pytest.mark.parametrize("tail", ["Springer-Verlag: Berlin", "Kluwer Academic: Norwell, MA, USA",
+                                  "Addison-Wesley: Reading, MA, USA", "Wiley: Upper Saddle River, NJ"])
+def test_a_publisher_and_its_place_end_the_reference_before(tail):
+    """pybibx's and bibx's Scopus exports: "…, 1st ed.; Kluwer Academic: Norwell, MA, USA" is one book."""
+    from bib2graph.sources.exports.scopus_refs import split_references
+
+    book = "Wu, Z., (2000) Coding and Iterative Detection, pp. 11-12. , 1st ed."
+    other = "Smith, J., (2001) A study of X, Y, 3, pp. 1-2"
+    assert split_references(f"{book}; {tail}; {other}") == [f"{book}; {tail}", other]
+    assert split_references(f"{other}; {book}") == [other, book]
+
+
 def test_malformed_scopus_rows_are_skipped_with_their_place(tmp_path):
     header, rows = csv_rows(BIBX)
     path = tmp_path / "cut.csv"
