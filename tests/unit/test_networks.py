@@ -630,9 +630,10 @@ def test_work_beside_the_job_that_dies_is_done_again_in_the_job():
     n, i, j, w = _structureless(3000, 0.01)   # 45k edges: the runs outlive the kill
     graph, params = undirected(n, i, j, w), resolve_communities({"stability_runs": 3})
     first, second = beside(lambda: graph.vcount(), lambda: other_partitions(graph, params, n))
-    assert first() == n   # sent as soon as done, while the second runs
     (child,) = multiprocessing.active_children()
-    os.kill(child.pid, signal.SIGKILL)
+    assert first() == n   # sent as soon as done, while the second runs (or done here: a starved child)
+    if child.exitcode is None:     # not stopped already as starved (a loaded machine)
+        os.kill(child.pid, signal.SIGKILL)
     found = second()
     assert child.exitcode == -signal.SIGKILL   # killed while running, not after sending
     expected = other_partitions(graph, params, n)
