@@ -95,6 +95,16 @@ def test_a_record_without_doi_joins_the_work_with_its_title_year_and_first_autho
     assert list(found.bundle.works["work_id"]) == ["WOS:000000000000001"]
 
 
+def test_markup_in_a_title_does_not_keep_its_work_apart(tmp_path):
+    """Scopus keeps "CO<sub>2</sub>" (and "<inf>", OpenAlex "<i>") where Web of Science writes "CO2": a
+    record without a DOI still joins its work by title, year and first author."""
+    wos = _wos(tmp_path / "savedrecs.txt", [{**A, "TI": "Soil CO2 fluxes in review work"}])
+    scopus = _scopus(tmp_path / "scopus.csv", [{"Authors": "Smith J.", "Title": "Soil CO<sub>2</sub> fluxes "
+                                                "in <i>review</i> work", "Year": "2010", "EID": "2-s2.0-9"}])
+    found = ingest([wos, scopus], ["savedrecs.txt", "scopus.csv"])
+    assert list(found.bundle.works["work_id"]) == ["WOS:000000000000001"]
+
+
 def test_a_surname_first_full_name_without_comma_keeps_its_surname(tmp_path):
     found = ingest([_wos(tmp_path / "savedrecs.txt", [B])], ["savedrecs.txt"])
     row = found.bundle.authorships.iloc[0]

@@ -13,6 +13,8 @@ import unicodedata
 
 _NON_WORD = re.compile(r"[^0-9A-Z ]+")
 _SPACES = re.compile(r"\s+")
+_MARKUP = re.compile(r"</?(?:i|b|u|em|strong|sub|sup|inf|sc|scp|small|br|span|p|(?:jats|mml):[a-z-]+)\b[^<>]*>",
+                     re.IGNORECASE)
 _INITIALS = re.compile(r"^(?:(?:A\.-?)+|A{1,3})$")   # "B.", "S.-P.", "JA", "Ş.-C.", "Á." with capitals as A
 
 
@@ -100,7 +102,11 @@ def term_key(term: str) -> str:
 
 
 def title_key(title: str | None) -> str:
-    """A title with everything but letters and digits removed: what two exports agree on."""
+    """A title with everything but letters and digits removed: what two exports agree on. Inline markup
+    some sources keep and others do not ("CO<sub>2</sub>", "<i>v.</i>", Scopus's "<inf>", JATS and
+    MathML tags) goes first, so that its tag names do not become letters of the title."""
+    if title and "<" in title:
+        title = _MARKUP.sub("", title)
     return fold(title).replace(" ", "")
 
 
