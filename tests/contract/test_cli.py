@@ -6,7 +6,10 @@ import pytest
 
 from bib2graph.paths import profiles_dir
 
+from ..conftest import DEMO_ZIP
 from ..integration.helpers import b2g
+
+SYNERGY_LABELS = DEMO_ZIP.parent / "labels.csv"
 
 KEYS = {"schema", "ok", "command", "exit_code", "data", "warnings", "error"}
 
@@ -63,6 +66,48 @@ def test_init_keeps_a_tuned_profile_unless_forced(tmp_path):
     forced = b2g("init", str(tmp_path), "--force", "--json").envelope["data"]["created"]
     assert "profiles/slurm/config.yaml" in forced
     assert tuned.read_text(encoding="utf-8") == (profiles_dir() / "slurm/config.yaml").read_text(encoding="utf-8")
+
+
+def test_init_never_replaces_the_decisions(tmp_path):
+    """A folder whose spec went missing (WORKSPACE_NOT_FOUND says `b2g init DIR`), or whose empty spec is
+    rewritten with --force as SPEC_INVALID advises, keeps every decision of its curation file."""
+    assert b2g("init", str(tmp_path)).returncode == 0
+    assert b2g("reject", "W1", "--reason", "off topic", "--workspace", str(tmp_path)).returncode == 0
+    curation = tmp_path / "config/curation.tsv"
+    decided = curation.read_bytes()
+    (tmp_path / "config/research.yaml").unlink()
+    again = b2g("init", str(tmp_path), "--json")
+    assert again.returncode == 0 and "config/curation.tsv" not in again.envelope["data"]["created"]
+    (tmp_path / "config/research.yaml").write_text("", encoding="utf-8")
+    forced = b2g("init", str(tmp_path), "--force", "--json")
+    assert forced.returncode == 0 and "config/research.yaml" in forced.envelope["data"]["created"]
+    assert curation.read_bytes() == decided and b"off topic" in decided
+
+
+def test_out_never_overwrites_what_the_workspace_keeps_or_the_call_reads(tmp_path):
+    """`curate dump --out` and `simulate --out` into config/ (the decisions, the spec), onto the labels file
+    being read, or onto a folder are refused before anything is written (USAGE_ERROR): each replaced the
+    file whole before."""
+    import shutil
+
+    root = tmp_path / "ws"
+    assert b2g("init", str(root)).returncode == 0
+    assert b2g("reject", "W1", "--reason", "off topic", "--workspace", str(root)).returncode == 0
+    config = {p: p.read_bytes() for p in (root / "config").iterdir() if p.is_file()}
+    labels = tmp_path / "labels.csv"
+    shutil.copyfile(SYNERGY_LABELS, labels)
+    (tmp_path / "folder").mkdir()
+    calls = [("curate", "dump", "--out", str(root / "config/curation.tsv")),
+             ("curate", "dump", "--out", str(root / "config/../config/research.yaml")),
+             ("curate", "dump", "--out", str(tmp_path / "folder")),
+             ("simulate", "--labels", str(labels), "--out", "config/curation.tsv"),
+             ("simulate", "--labels", str(labels), "--out", str(labels))]
+    for call in calls:
+        answer = b2g(*call, "--json", "--workspace", str(root))
+        assert answer.returncode == 1 and answer.envelope["error"]["code"] == "USAGE_ERROR", (call, answer.stdout)
+        assert "--out" in answer.envelope["error"]["message"]
+    assert {p: p.read_bytes() for p in (root / "config").iterdir() if p.is_file()} == config
+    assert labels.read_bytes() == SYNERGY_LABELS.read_bytes() and (tmp_path / "folder").is_dir()
 
 
 def test_reject_without_reason_is_usage(tmp_path):

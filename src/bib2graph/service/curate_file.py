@@ -26,6 +26,7 @@ from ..errors import DataError
 from ..export.csv import frame_text
 from ..paths import CURATION_FILE
 from .curate import Known, known_works, resolve_one
+from .outputs import user_output
 from .result import Result
 from .workspace import Workspace
 
@@ -41,6 +42,10 @@ MAX_ROWS = 100_000
 
 
 def dump(ws: Workspace, out: str | None, everything: bool) -> Result:
+    path = Path(out) if out else ws.path("results/curation/to-screen.csv")
+    if not path.is_absolute():
+        path = Path.cwd() / path
+    user_output(ws, path)
     results = ws.path("results")
     pool = results / "chain/pool"
     if not (pool / "works.parquet").is_file():
@@ -60,9 +65,6 @@ def dump(ws: Workspace, out: str | None, everything: bool) -> Result:
         frame = frame[(frame.current_decision == "") & (frame.why_here != "seed")]
     frame["decision"], frame["reason"] = "", ""
     frame["year"] = frame["year"].astype("Int64")
-    path = Path(out) if out else ws.path("results/curation/to-screen.csv")
-    if not path.is_absolute():
-        path = Path.cwd() / path
     write_text(path, "\ufeff" + frame_text(frame))
     return Result(data={"workspace": ws.describe(), "path": str(path), "rows": len(frame),
                         "next": f"b2g curate apply {path}"}, warnings=ws.warnings())

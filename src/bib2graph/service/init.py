@@ -25,14 +25,18 @@ def _profiles(root: Path, force: bool) -> dict[str, str]:
 
 
 def init_workspace(folder: str | Path, force: bool = False) -> Result:
-    """Write the demo spec, an empty curation file and the profiles; never overwrite without `force`."""
+    """Write the demo spec, an empty curation file and the profiles; never overwrite without `force`. An
+    existing curation file is kept, `force` or not: it holds the review's decisions, which no template
+    replaces (a folder whose spec went missing, or an empty spec rewritten with --force, keeps them)."""
     root = Path(folder).expanduser().resolve()
     spec = root / SPEC_FILE
     if spec.exists() and not force:
         raise DataError(f"{spec} already exists; this folder is a workspace already (pass --force to "
-                        "overwrite its spec, curation file and profiles)", code="WORKSPACE_EXISTS")
+                        "overwrite its spec and profiles; its curation file is kept)", code="WORKSPACE_EXISTS")
     created = []
-    files = {SPEC_FILE: template_spec().read_text(encoding="utf-8"), CURATION_FILE: header()}
+    files = {SPEC_FILE: template_spec().read_text(encoding="utf-8")}
+    if not (root / CURATION_FILE).exists():
+        files[CURATION_FILE] = header()
     if not (root / ".gitignore").exists():
         files[".gitignore"] = GITIGNORE
     files.update(_profiles(root, force))

@@ -17,6 +17,7 @@ from ..screening.labels import pool_identifiers
 from ..screening.simulation import replay_labels
 from ..spec import resolve_path
 from . import ranking
+from .outputs import user_output
 from .preflight import check_spec
 from .result import Result
 from .workspace import Workspace
@@ -45,8 +46,8 @@ def run_simulation(ws: Workspace, labels: str | None, priors: int | None, seeds:
     seeds = sorted(set(seeds)) if seeds else list(section["seeds"])
     if priors < 1 or any(s < 0 for s in seeds):
         raise UsageError("--priors must be at least 1 and every --seed at least 0")
+    table = user_output(ws, _table_path(ws, path, out), reads=[path])
     features = ranking.features(ws, spec["screening"]["model"])
-    table = _table_path(ws, path, out)
     with counting("screening replayed") as seen:
         summary = replay_labels(features, pool_identifiers(ranking.pool_file(ws, "works")), path, spec["screening"],
                                 priors, seeds, table, seen, named=str(named))

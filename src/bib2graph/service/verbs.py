@@ -139,7 +139,7 @@ VERBS: dict[str, Verb] = {verb.name: verb for verb in (
     Verb("init", "Create a workspace in FOLDER: config/research.yaml (the demo spec), config/curation.tsv and "
                  "profiles/.",
          (arg("folder", type="dir"), opt("--force", type="flag",
-                                         help="Overwrite an existing spec, curation file and profiles.")),
+                                         help="Overwrite an existing spec and profiles (an existing curation file is kept).")),
          lambda ws, p, on_line: service("init", "init_workspace")(p["folder"], force=p["force"]),
          workspace=False, tool=False),
     Verb("run", "Run the workflow, or up to one phase (seed, chain, corpus, networks, exports, report).\n\n"
