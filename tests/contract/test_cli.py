@@ -110,6 +110,19 @@ def test_out_never_overwrites_what_the_workspace_keeps_or_the_call_reads(tmp_pat
     assert labels.read_bytes() == SYNERGY_LABELS.read_bytes() and (tmp_path / "folder").is_dir()
 
 
+def test_arguments_that_are_not_utf8_are_usage_errors(tmp_path):
+    """A Latin-1 terminal's "café" (the byte 0xE9, which Python hands over as a lone surrogate) in
+    --reason, --by or B2G_USER was INTERNAL with a traceback; it is USAGE_ERROR and records nothing."""
+    assert b2g("init", str(tmp_path)).returncode == 0
+    curation = (tmp_path / "config/curation.tsv").read_bytes()
+    for args, env in ((("reject", "W1", "--reason", "caf\udce9"), None), (("accept", "W1", "--by", "caf\udce9"), None),
+                      (("accept", "W1"), {"B2G_USER": "caf\udce9"}), (("search", "caf\udce9"), None)):
+        call = b2g(*args, "--json", "--workspace", str(tmp_path), env=env)
+        assert call.returncode == 1 and call.envelope["error"]["code"] == "USAGE_ERROR", (args, call.stdout)
+        assert "UTF-8" in call.envelope["error"]["message"] and "Traceback" not in call.stderr
+    assert (tmp_path / "config/curation.tsv").read_bytes() == curation
+
+
 def test_reject_without_reason_is_usage(tmp_path):
     assert b2g("init", str(tmp_path)).returncode == 0
     call = b2g("reject", "W1", "--json", "--workspace", str(tmp_path))

@@ -137,6 +137,7 @@ def test_state_orders_decisions_by_time_then_id_and_counts_seeds_as_includes():
     ("title,label_included\nx,1\n", 1, "openalex_id"),
     ("openalex_id,doi,label_included\n,,1\n", 2, "no"),
     ("openalex_id,label_included\nW1,1\nW1,0\n", 3, "W1"),
+    ("openalex_id,label_included\nW1,1\nW2," + "x" * 200_000 + "\n", 3, "not readable as CSV"),  # was INTERNAL
 ])
 def test_a_bad_labels_file_names_its_line(tmp_path, text, line, words):
     path = tmp_path / "labels.csv"
@@ -145,6 +146,14 @@ def test_a_bad_labels_file_names_its_line(tmp_path, text, line, words):
         labels.read(path, {"W1"}, {})
     assert caught.value.code == "LABELS_INVALID" and caught.value.details["line"] == line
     assert words.lower() in str(caught.value).lower()
+
+
+def test_a_labels_path_that_is_no_file_is_refused_unread(tmp_path):
+    """A folder or a device (/dev/zero was read until memory ran out) is no labels file."""
+    for path in (tmp_path, Path("/dev/zero")):
+        with pytest.raises(DataError) as caught:
+            labels.read(path, {"W1"}, {})
+        assert caught.value.code == "LABELS_INVALID" and "not a regular file" in caught.value.message
 
 
 def test_labels_match_by_id_then_doi_and_count_the_rest(tmp_path):

@@ -24,6 +24,7 @@ from ..ids import normalize_doi, normalize_pmid, short_id
 
 ID_COLUMNS = ("openalex_id", "doi", "pmid")
 MAX_ROWS = 5_000_000
+MAX_BYTES = 1 << 30     # 5M rows of SYNERGY's form are some 400 MB
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,19 @@ def pool_identifiers(works: str | Path) -> dict[str, str]:
 def read(path: str | Path, pool_ids: set[str], identifiers: dict[str, str]) -> Labels:
     """The labels of the pooled works (IDs in `pool_ids`; DOIs and ``pmid:N`` in `identifiers`)."""
     path = Path(path)
-    text = textio.read_text(path)
-    reader = csv.reader(io.StringIO(text))
+    if path.exists() and not path.is_file():
+        raise _invalid(path, 0, "not a regular file (a folder or a device); name a labels CSV")
+    if path.is_file() and path.stat().st_size > MAX_BYTES:
+        raise _invalid(path, 0, f"{path.stat().st_size} bytes: a labels file holds at most {MAX_BYTES} "
+                                "(one row per screened work)")
+    reader = csv.reader(io.StringIO(textio.read_text(path)))
+    try:
+        return _read_rows(path, reader, pool_ids, identifiers)
+    except csv.Error as exc:           # a cell past the csv module's limit, a NUL byte
+        raise _invalid(path, reader.line_num, f"not readable as CSV ({exc})") from None
+
+
+def _read_rows(path: Path, reader, pool_ids: set[str], identifiers: dict[str, str]) -> Labels:
     header = [cell.strip().lower().lstrip("\ufeff") for cell in next(reader, [])]
     if "label_included" not in header or not any(c in header for c in ID_COLUMNS):
         raise _invalid(path, 1, f"the header needs label_included and openalex_id, doi or pmid, found {header!r}")

@@ -9,15 +9,21 @@ import getpass
 import os
 from datetime import datetime, timezone
 
+from ..errors import UsageError
+
 
 def who(by: str | None) -> str:
     """`by` when given, else B2G_USER, else the login name."""
     if by:
         return by
     try:
-        return os.environ.get("B2G_USER") or getpass.getuser()
+        found = os.environ.get("B2G_USER") or getpass.getuser()
     except (KeyError, OSError):
         return "unknown"
+    if any("\ud800" <= c <= "\udfff" for c in found):
+        raise UsageError("B2G_USER is not valid UTF-8 text; set it in UTF-8 or pass --by",
+                         details={"parameter": "B2G_USER"})
+    return found
 
 
 def now() -> str:

@@ -7,10 +7,12 @@ MCP server returns it: the same service, idempotency and errors either way.
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
 from typing import Any, Callable
 
+from ..errors import UsageError
 from .envelope import failure, success
 from .result import Result
 from .verbs import PLUMBING, Verb
@@ -26,6 +28,7 @@ def perform(verb: Verb, params: dict[str, Any], on_line: Callable[[str], None] |
             ws: Workspace | None = None) -> Result:
     """Run a verb's call in `ws` (default: resolved from --workspace), once per idempotency key when one
     is given."""
+    _utf8_only(params)
     if ws is None and verb.workspace:
         ws = resolve(params.get("workspace"))
     key = params.get("idempotency_key")
@@ -34,6 +37,20 @@ def perform(verb: Verb, params: dict[str, Any], on_line: Callable[[str], None] |
     from .idempotency import once
 
     return once(ws, verb.name, key, request_of(params), lambda: verb.call(ws, params, on_line))
+
+
+def _utf8_only(params: dict[str, Any]) -> None:
+    """Refuse an argument that is not text: bytes no UTF-8 decodes (a Latin-1 terminal's "caf\xe9", which
+    Python hands over as lone surrogates) cannot be written to curation.tsv or matched against the tables."""
+    for name, value in params.items():
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, str) and _SURROGATE.search(item):
+                raise UsageError(f"{name} is not valid UTF-8 text ({item.encode('utf-8', 'surrogateescape')!r}); "
+                                 "pass it as UTF-8 (e.g. set the terminal's encoding to UTF-8)",
+                                 details={"parameter": name})
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def failed(command: str, exc: BaseException) -> dict[str, Any]:
