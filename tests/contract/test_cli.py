@@ -123,6 +123,24 @@ def test_arguments_that_are_not_utf8_are_usage_errors(tmp_path):
     assert (tmp_path / "config/curation.tsv").read_bytes() == curation
 
 
+def test_an_answer_stdout_cannot_take_is_exit_5_without_a_traceback(tmp_path):
+    """stdout on a full device (/dev/full) or a pipe whose reader left: exit 5 (an OSError), one line on
+    stderr, no traceback (it was exit 1 and a traceback)."""
+    import subprocess
+    import sys
+
+    assert b2g("init", str(tmp_path)).returncode == 0
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "bib2graph", "status", "--json", "--workspace", str(tmp_path)],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert proc.returncode == 5 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "could not be written to stdout" in proc.stderr
+    piped = subprocess.Popen([sys.executable, "-m", "bib2graph", "schema", "--json"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    piped.stdout.close()          # the reader is gone before the answer comes
+    assert piped.wait(timeout=120) == 5 and "Traceback" not in piped.stderr.read()
+
+
 def test_reject_without_reason_is_usage(tmp_path):
     assert b2g("init", str(tmp_path)).returncode == 0
     call = b2g("reject", "W1", "--json", "--workspace", str(tmp_path))

@@ -16,6 +16,7 @@ from typing import Any, Callable
 import click
 
 from .. import CONTRACT_VERSION, __version__
+from ..errors import WorkspaceError
 from ..service.envelope import dumps, success
 from ..service.perform import failed, outcome, perform
 from ..service.result import Result
@@ -25,10 +26,27 @@ from .human import show
 
 
 def execute(command: str, operation: Callable[[], Result]) -> int:
-    """Run one service operation and emit its envelope; return the exit code."""
+    """Run one service operation and emit its envelope; return the exit code. An envelope stdout cannot
+    take (a full disk, a reader gone: `| head`) is an OSError of the call's own, exit 5, said on stderr
+    without a traceback; stdout is then pointed at /dev/null, so that Python's last flush raises nothing."""
     env = outcome(command, operation)
-    emit(env)
+    try:
+        emit(env)
+    except OSError as exc:
+        _drop_stdout()
+        print(f"b2g {command}: the answer could not be written to stdout ({exc.strerror or exc}); "
+              f"the call itself ended with exit {env['exit_code']}", file=sys.stderr)
+        return WorkspaceError.exit_code
     return env["exit_code"]
+
+
+def _drop_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def emit(env: dict) -> None:
