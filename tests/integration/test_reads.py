@@ -260,3 +260,22 @@ def test_inspect_lists_the_strongest_neighbours_in_each_network(built_demo, caps
     assert {(n["id"], n["direction"]) for n in cited} <= \
         {(t, "out") for t in arcs.loc[arcs.source == source, "target"]} | \
         {(s, "in") for s in arcs.loc[arcs.target == source, "source"]}
+
+
+def test_a_json_artifact_damaged_or_of_another_shape_is_artifact_corrupt(demo, capsys):
+    """metrics.json or stability.json emptied, or holding JSON that is no object (`[]`, `null`, `NaN`): the
+    read verbs answer ARTIFACT_CORRUPT naming the file (inspect, network and evidence were INTERNAL)."""
+    folder = demo / "results/networks/citation"
+    source, target = strongest_edge(demo, "citation")
+    for name in ("metrics.json", "stability/stability.json"):
+        kept = (folder / name).read_bytes()
+        for text in ("", "[]", "null", "NaN", '{"kind": '):
+            (folder / name).write_text(text, encoding="utf-8")
+            for args in (("network", "citation"), ("evidence", "citation", source, target), ("inspect", source)):
+                env = call(capsys, demo, *args)
+                if name.startswith("stability") and args[0] == "inspect":
+                    assert env["ok"], env["error"]      # inspect reads no stability score
+                    continue
+                assert env["error"]["code"] == "ARTIFACT_CORRUPT" and env["exit_code"] == 2, (name, text, args)
+                assert str(folder / name) in env["error"]["details"]["files"]
+        (folder / name).write_bytes(kept)

@@ -127,3 +127,17 @@ def test_dynamic_gexf_holds_every_slice_of_every_node_and_edge(timed):
     clusters = graph.nodes[first["node_id"]]["cluster"]
     assert (int(first["cluster"]), float(first["slice"][:4]), float(first["slice"][5:])) in \
         [(int(v), float(a), float(b)) for v, a, b in clusters]
+
+
+def test_damaged_slice_tables_are_artifact_corrupt(timed, tmp_path):
+    """A slices table cut short or not Parquet: `slices` answers ARTIFACT_CORRUPT naming it (was INTERNAL)."""
+    root = copy_workspace(timed, tmp_path / "review")
+    for name in ("events.parquet", "nodes.parquet"):
+        path = root / "results/slices/keywords" / name
+        kept = path.read_bytes()
+        path.write_bytes(kept[: len(kept) // 2])
+        call = b2g("slices", "keywords", "--json", "--workspace", str(root))
+        assert call.returncode == 2 and call.envelope["error"]["code"] == "ARTIFACT_CORRUPT", call.stdout
+        assert call.envelope["error"]["details"]["files"] == [str(path)] and "Traceback" not in call.stderr
+        path.write_bytes(kept)
+    assert b2g("slices", "keywords", "--json", "--workspace", str(root)).returncode == 0

@@ -3,7 +3,6 @@ in each network. Read-only: it queries the Parquet artifacts with DuckDB."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ from .. import curation, query
 from ..errors import DataError
 from ..paths import CURATION_FILE
 from .curate import resolve_ids
+from .network_view import read_json_object
 from .result import Result
 from .workspace import Workspace
 
@@ -62,10 +62,11 @@ def inspect_work(ws: Workspace, raw_id: str) -> Result:
         node = _one(metrics.parent / "nodes.parquet", "node_id", work_id,
                     "cluster, degree, strength, pagerank, betweenness")
         if node is not None:
-            about = json.loads(metrics.read_text(encoding="utf-8"))
-            networks[about["kind"]] = node
+            about = read_json_object(metrics)
+            kind = metrics.parent.name      # the folder names the network; metrics.json says it too
+            networks[kind] = node
             if (metrics.parent / "edges.parquet").is_file():
-                linked[about["kind"]] = neighbours(metrics.parent, work_id, bool(about.get("directed")))
+                linked[kind] = neighbours(metrics.parent, work_id, bool(about.get("directed")))
     origin = ({"origin": "seed", "seeded_by": seed["seeded_by"]} if seed else
               {"origin": "chain", **{k: candidate[k] for k in ("round", "direction", "via", "links", "score")}}
               if candidate else {"origin": None})

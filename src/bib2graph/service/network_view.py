@@ -71,11 +71,22 @@ def _measured_as_it_stands(folder: Path) -> bool:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    return read_json_object(path)
+
+
+def read_json_object(path: Path, rebuild: str = "`b2g run networks`") -> dict[str, Any]:
+    """A JSON artifact that holds one object (metrics.json, stability.json), or ARTIFACT_CORRUPT naming it:
+    text that is no JSON, or JSON of another shape (`[]`, `null`, `NaN`), was edited or damaged."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        found = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise DataError(f"cannot read {path}: {exc}; `b2g run networks` rebuilds it", code="ARTIFACT_CORRUPT",
+        raise DataError(f"cannot read {path}: {exc}; {rebuild} rebuilds it", code="ARTIFACT_CORRUPT",
                         details={"files": [str(path)]}) from None
+    if not isinstance(found, dict):
+        raise DataError(f"{path} holds {type(found).__name__}, not a JSON object; {rebuild} rebuilds it "
+                        "(delete the file if it was edited by hand)", code="ARTIFACT_CORRUPT",
+                        details={"files": [str(path)]})
+    return found
 
 
 def layout_path(ws: Workspace, kind: str) -> Path:

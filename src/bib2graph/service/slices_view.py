@@ -3,6 +3,8 @@ results/slices/<kind>/ (with `time.enabled` and the kind in `time.networks`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyarrow.parquet as pq
 
 from .. import spec as spec_mod
@@ -27,8 +29,7 @@ def slices(ws: Workspace, kind: str) -> Result:
         if not path.is_file():
             raise DataError(f"the {kind} slices are not built yet ({path} is missing); `b2g run networks` builds "
                             "them", code="ARTIFACT_MISSING", details={"kind": kind, "file": str(path)})
-    nodes = pq.read_table(files["nodes"], columns=["slice", "node_id", "cluster"]).to_pandas()
-    events = pq.read_table(files["events"]).to_pandas()
+    nodes, events = _table(files["nodes"], ["slice", "node_id", "cluster"]), _table(files["events"], None)
     found = []
     for name in sorted(nodes["slice"].unique(), key=lambda s: int(s.split("-")[0])):
         here = nodes[nodes["slice"] == name]
@@ -40,3 +41,14 @@ def slices(ws: Workspace, kind: str) -> Result:
                         "events": [{"from_slice": e.from_slice, "to_slice": e.to_slice, "side": e.side,
                                     "cluster": int(e.cluster), "event": e.event, "with": e.with_}
                                    for e in events.rename(columns={"with": "with_"}).itertuples()]})
+
+
+def _table(path: Path, columns: list[str] | None):
+    """A slices table, or ARTIFACT_CORRUPT naming it (truncated, not Parquet, columns missing)."""
+    import pyarrow as pa
+
+    try:
+        return pq.read_table(path, columns=columns).to_pandas()
+    except (pa.ArrowException, OSError, KeyError) as exc:
+        raise DataError(f"cannot read {path}: {exc}; `b2g run networks` rebuilds it", code="ARTIFACT_CORRUPT",
+                        details={"files": [str(path)]}) from None
