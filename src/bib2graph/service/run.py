@@ -23,11 +23,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -159,26 +161,37 @@ def _snakemake(cmd: list[str], env: dict[str, str], lock_fd: int,
     adapter's progress notifications). Once we are interrupted it goes to `INTERRUPTION_LOG` instead:
     what Snakemake and its jobs say as they stop (a WorkflowError, a job's KeyboardInterrupt traceback)
     is no message for the user, who gets the INTERRUPTED envelope. A signal interrupts our read of that
-    output and its handler runs before the read resumes, so the lines it provokes are already diverted. Signal handlers can
+    output and its handler runs before the read resumes, so the lines it provokes are already diverted. A
+    second signal, or `STOP_GRACE` seconds without Snakemake ending, kills it and its jobs (it can hang in
+    its own signal handler; a run that never ends keeps the workspace locked). Signal handlers can
     only be set from the main thread: an adapter running this in a worker thread stops the run by its
     own means."""
     interrupted: list[int] = []
+    asked: list[float] = []      # when each signal came
     if sys.stderr.isatty():
         env = {**env, "FORCE_COLOR": env.get("FORCE_COLOR", "1")}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                             env=env, pass_fds=(lock_fd,))
 
+    wake_read, wake_write = os.pipe()
+
     def stop(signum, _frame):
         interrupted.append(signum)
-        if proc.poll() is None:
+        asked.append(time.monotonic())
+        if len(interrupted) > 1:
+            _kill_tree(proc)                    # a second signal: the user will not wait
+        elif proc.poll() is None:
             proc.send_signal(signal.SIGTERM)   # Snakemake: start nothing new, let running jobs end
 
     main = threading.current_thread() is threading.main_thread()
     signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)   # SIGHUP: the terminal closed
     previous = {sig: signal.signal(sig, stop) for sig in signals} if main else {}
+    if main:      # whichever thread the kernel hands a signal to, the select below wakes
+        os.set_blocking(wake_write, False)
+        previous_wakeup = signal.set_wakeup_fd(wake_write)
     held, pending = None, b""
     try:
-        while chunk := os.read(proc.stdout.fileno(), 65536):
+        while chunk := _read(proc, asked, wake_read):
             if interrupted and held is None:
                 INTERRUPTION_LOG.parent.mkdir(parents=True, exist_ok=True)
                 held = INTERRUPTION_LOG.open("wb")
@@ -194,9 +207,54 @@ def _snakemake(cmd: list[str], env: dict[str, str], lock_fd: int,
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        if main:
+            signal.set_wakeup_fd(previous_wakeup)
+        os.close(wake_read)
+        os.close(wake_write)
         if held is not None:
             held.close()
     return returncode, bool(interrupted)
+
+
+#: seconds Snakemake has to stop once asked before it and its jobs are killed: it can hang in its own
+#: signal handler (seen while its scheduler ran the ILP solver), and a run that never ends holds the lock
+STOP_GRACE = 120.0
+
+
+def _read(proc: subprocess.Popen, asked: list[float], wake: int) -> bytes:
+    """Snakemake's next output (b"" once it is done). Once it was asked to stop (`asked`: when; a signal
+    wakes the select through the pipe `wake`, the signal module's wakeup fd, since a read or select a
+    signal interrupts is resumed, not ended), it has `STOP_GRACE` seconds from then, after which it and its
+    jobs are killed and its pipe ends."""
+    fd = proc.stdout.fileno()
+    while True:
+        left = asked[0] + STOP_GRACE - time.monotonic() if asked else None
+        if left is not None and left <= 0:
+            _kill_tree(proc)
+            return os.read(fd, 65536)
+        ready = select.select([fd, wake], [], [], left)[0]
+        if fd in ready:
+            return os.read(fd, 65536)
+        if wake in ready:
+            os.read(wake, 64)
+
+
+def _kill_tree(proc: subprocess.Popen) -> None:
+    """SIGKILL to Snakemake and every process under it (its jobs): what a stopped run leaves is cleared
+    and put back as after any interruption."""
+    import psutil
+
+    try:
+        tree = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        tree = []
+    for process in [*tree]:
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+    if proc.poll() is None:
+        proc.kill()
 
 
 def _echo(chunk: bytes) -> None:
