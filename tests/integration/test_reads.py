@@ -279,3 +279,12 @@ def test_a_json_artifact_damaged_or_of_another_shape_is_artifact_corrupt(demo, c
                 assert env["error"]["code"] == "ARTIFACT_CORRUPT" and env["exit_code"] == 2, (name, text, args)
                 assert str(folder / name) in env["error"]["details"]["files"]
         (folder / name).write_bytes(kept)
+
+
+def test_prisma_counts_that_are_no_json_object_are_artifact_corrupt(demo, capsys):
+    """A bare NaN (which Python's json reads and put on stdout, no JSON) or JSON of another shape."""
+    path = demo / "results/corpus/prisma.json"
+    for text in ("NaN", '"x"', "[]", '{"identified": NaN}', ""):
+        path.write_text(text, encoding="utf-8")
+        env = call(capsys, demo, "prisma")
+        assert env["error"]["code"] == "ARTIFACT_CORRUPT" and env["error"]["details"]["files"] == [str(path)], text
