@@ -137,7 +137,6 @@ def test_state_orders_decisions_by_time_then_id_and_counts_seeds_as_includes():
     ("title,label_included\nx,1\n", 1, "openalex_id"),
     ("openalex_id,doi,label_included\n,,1\n", 2, "no"),
     ("openalex_id,label_included\nW1,1\nW1,0\n", 3, "W1"),
-    ("openalex_id,label_included\nW1,1\nW2," + "x" * 200_000 + "\n", 3, "not readable as CSV"),  # was INTERNAL
 ])
 def test_a_bad_labels_file_names_its_line(tmp_path, text, line, words):
     path = tmp_path / "labels.csv"
@@ -146,6 +145,22 @@ def test_a_bad_labels_file_names_its_line(tmp_path, text, line, words):
         labels.read(path, {"W1"}, {})
     assert caught.value.code == "LABELS_INVALID" and caught.value.details["line"] == line
     assert words.lower() in str(caught.value).lower()
+
+
+def test_a_cell_past_the_csv_modules_limit_is_labels_invalid(tmp_path):
+    """It was INTERNAL. The limit is the process's (other code may raise it): set to the default here."""
+    import csv
+
+    path = tmp_path / "labels.csv"
+    path.write_text("openalex_id,label_included\nW1,1\nW2," + "x" * 200_000 + "\n", encoding="utf-8")
+    before = csv.field_size_limit(131_072)
+    try:
+        with pytest.raises(DataError) as caught:
+            labels.read(path, {"W1"}, {})
+    finally:
+        csv.field_size_limit(before)
+    assert caught.value.code == "LABELS_INVALID" and caught.value.details["line"] == 3
+    assert "not readable as CSV" in caught.value.message
 
 
 def test_a_labels_path_that_is_no_file_is_refused_unread(tmp_path):
