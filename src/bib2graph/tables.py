@@ -431,7 +431,7 @@ def parquet_errors(path: str | os.PathLike[str]):
                         code="ARTIFACT_MISSING") from None
     except (OSError, pa_arrow.ArrowException) as exc:
         raise DataError(f"artifact {Path(path)} is not a readable Parquet file ({exc})",
-                        code="ARTIFACT_CORRUPT") from None
+                        code="ARTIFACT_CORRUPT", details={"files": [str(path)]}) from None
 
 
 def _checked(df: pd.DataFrame, schema: pa.DataFrameSchema, path) -> pd.DataFrame:

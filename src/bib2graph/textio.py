@@ -8,11 +8,16 @@ that the person can re-save the file as UTF-8 instead of guessing why "0 entries
 from __future__ import annotations
 
 import codecs
+import re
 from itertools import chain
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from .errors import DataError
+
+#: a lone surrogate: what a JSON escape such as "\udc80" gives, or bytes no UTF-8 decodes in an argument
+#: (Python hands them over surrogate-escaped); no Parquet writer and no UTF-8 file takes one
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Longest BOMs first: the UTF-32 LE BOM starts with the UTF-16 LE one.
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),

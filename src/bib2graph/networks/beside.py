@@ -104,9 +104,10 @@ def beside(*works: Callable[[], Any], writes: Iterable[str | os.PathLike[str]] =
     process.start()
     send.close()
     done: list[Any] = []
-    here: list[bool] = []      # [True] once the job does the rest itself
+    here = False      # once the job does the rest itself
 
     def upto(k: int) -> Any:
+        nonlocal here
         while len(done) <= k:
             if not here and _sent_or_starved(receive, process):
                 try:
@@ -115,7 +116,7 @@ def beside(*works: Callable[[], Any], writes: Iterable[str | os.PathLike[str]] =
                 except (EOFError, OSError):   # the child died before sending this one
                     pass
             if not here:
-                here.append(True)
+                here = True
                 _stop(process, writes)
             done.append(works[len(done)]())
         if (len(done) == len(works) or here) and not receive.closed:

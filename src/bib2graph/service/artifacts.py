@@ -1,4 +1,5 @@
-"""What the built artifacts say a person should know: read from the jobs' manifests, never stored.
+"""What the built artifacts say a person should know: read from the jobs' manifests, never stored;
+and the JSON artifacts (metrics.json, stability.json, prisma.json) read as the read verbs need them.
 
 `run` and `status` both report these, so a corpus built while skipping malformed records, an empty
 corpus or an empty network is said out loud on every call, not only in a log file.
@@ -6,9 +7,12 @@ corpus or an empty network is said out loud on every call, not only in a log fil
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from .. import registry
+from ..errors import DataError
 from ..manifest import read_manifest
 from ..skips import warnings_from_rows
 from .workspace import Workspace
@@ -32,3 +36,23 @@ def artifact_warnings(ws: Workspace, spec: dict[str, Any]) -> list[str]:
             warnings.append(f"the {job.kind} network is empty: no node passed its thresholds "
                             f"(networks.{job.kind}.min_occurrences) in this corpus")
     return warnings_from_rows(skipped) + warnings
+
+
+def read_json_object(path: Path, rebuild: str = "`b2g run networks`", finite: bool = False) -> dict[str, Any]:
+    """A JSON artifact that holds one object, or ARTIFACT_CORRUPT naming it: text that is no JSON, or JSON
+    of another shape (`[]`, `null`, `NaN`), was edited or damaged. `finite`: NaN and Infinity inside are
+    damage too (Python's json reads them; no other JSON reader does)."""
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"), parse_constant=_not_json if finite else None)
+    except (OSError, ValueError) as exc:
+        raise DataError(f"cannot read {path}: {exc}; {rebuild} rebuilds it", code="ARTIFACT_CORRUPT",
+                        details={"files": [str(path)]}) from None
+    if not isinstance(found, dict):
+        raise DataError(f"{path} holds {type(found).__name__}, not a JSON object; {rebuild} rebuilds it "
+                        "(delete the file if it was edited by hand)", code="ARTIFACT_CORRUPT",
+                        details={"files": [str(path)]})
+    return found
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")

@@ -10,6 +10,7 @@ import os
 from datetime import datetime, timezone
 
 from ..errors import UsageError
+from ..textio import SURROGATE
 
 
 def who(by: str | None) -> str:
@@ -20,7 +21,7 @@ def who(by: str | None) -> str:
         found = os.environ.get("B2G_USER") or getpass.getuser()
     except (KeyError, OSError):
         return "unknown"
-    if any("\ud800" <= c <= "\udfff" for c in found):
+    if SURROGATE.search(found):
         raise UsageError("B2G_USER is not valid UTF-8 text; set it in UTF-8 or pass --by",
                          details={"parameter": "B2G_USER"})
     return found

@@ -9,8 +9,8 @@ from typing import Any
 from .. import curation, query
 from ..errors import DataError
 from ..paths import CURATION_FILE
+from .artifacts import read_json_object
 from .curate import resolve_ids
-from .network_view import read_json_object
 from .result import Result
 from .workspace import Workspace
 

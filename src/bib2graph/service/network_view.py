@@ -17,6 +17,7 @@ from ..errors import DataError, UsageError
 from ..manifest import read_manifest
 from ..networks.params import KINDS
 from ..paths import SPEC_FILE
+from .artifacts import read_json_object
 from .result import Result
 from .workspace import Workspace
 
@@ -51,10 +52,10 @@ def network_folder(ws: Workspace, kind: str) -> Path:
 def read_metrics(folder: Path) -> dict[str, Any]:
     """The network's metrics.json with, once the stability job has measured this network, the fields of
     its stability.json (`stability`, `clusters_reproducible`, `reproducibility`) beside them, as one record."""
-    metrics = _read_json(folder / "metrics.json")
+    metrics = read_json_object(folder / "metrics.json")
     stability = folder / "stability" / "stability.json"
     if stability.is_file() and _measured_as_it_stands(folder):
-        metrics.update({k: v for k, v in _read_json(stability).items() if k != "kind"})
+        metrics.update({k: v for k, v in read_json_object(stability).items() if k != "kind"})
     return metrics
 
 
@@ -68,25 +69,6 @@ def _measured_as_it_stands(folder: Path) -> bool:
         return False
     recorded = [sha for name, sha in manifest["inputs"].items() if name.endswith("graph/metrics.json")]
     return recorded == [sha256_file(graph)]
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    return read_json_object(path)
-
-
-def read_json_object(path: Path, rebuild: str = "`b2g run networks`") -> dict[str, Any]:
-    """A JSON artifact that holds one object (metrics.json, stability.json), or ARTIFACT_CORRUPT naming it:
-    text that is no JSON, or JSON of another shape (`[]`, `null`, `NaN`), was edited or damaged."""
-    try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataError(f"cannot read {path}: {exc}; {rebuild} rebuilds it", code="ARTIFACT_CORRUPT",
-                        details={"files": [str(path)]}) from None
-    if not isinstance(found, dict):
-        raise DataError(f"{path} holds {type(found).__name__}, not a JSON object; {rebuild} rebuilds it "
-                        "(delete the file if it was edited by hand)", code="ARTIFACT_CORRUPT",
-                        details={"files": [str(path)]})
-    return found
 
 
 def layout_path(ws: Workspace, kind: str) -> Path:

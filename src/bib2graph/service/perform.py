@@ -7,12 +7,12 @@ MCP server returns it: the same service, idempotency and errors either way.
 
 from __future__ import annotations
 
-import re
 import sys
 import traceback
 from typing import Any, Callable
 
 from ..errors import UsageError
+from ..textio import SURROGATE
 from .envelope import failure, success
 from .result import Result
 from .verbs import PLUMBING, Verb
@@ -44,13 +44,10 @@ def _utf8_only(params: dict[str, Any]) -> None:
     Python hands over as lone surrogates) cannot be written to curation.tsv or matched against the tables."""
     for name, value in params.items():
         for item in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(item, str) and _SURROGATE.search(item):
+            if isinstance(item, str) and SURROGATE.search(item):
                 raise UsageError(f"{name} is not valid UTF-8 text ({item.encode('utf-8', 'surrogateescape')!r}); "
                                  "pass it as UTF-8 (e.g. set the terminal's encoding to UTF-8)",
                                  details={"parameter": name})
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def failed(command: str, exc: BaseException) -> dict[str, Any]:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 from ..errors import DataError
+from .artifacts import read_json_object
 from .result import Result
 from .workspace import Workspace
 
@@ -17,18 +16,6 @@ def read_prisma(ws: Workspace) -> Result:
     if not path.is_file():
         raise DataError(f"no PRISMA counts yet ({path} is missing); `b2g run corpus` writes them",
                         code="ARTIFACT_MISSING", details={"file": str(path)})
-    try:
-        counts = json.loads(path.read_text(encoding="utf-8"), parse_constant=_not_json)
-    except ValueError as exc:
-        raise DataError(f"cannot read {path}: {exc}; `b2g run corpus` rebuilds it", code="ARTIFACT_CORRUPT",
-                        details={"files": [str(path)]}) from None
-    if not isinstance(counts, dict):
-        raise DataError(f"{path} holds {type(counts).__name__}, not the PRISMA counts; `b2g run corpus` rebuilds "
-                        "it (delete the file if it was edited by hand)", code="ARTIFACT_CORRUPT",
-                        details={"files": [str(path)]})
+    counts = read_json_object(path, "`b2g run corpus`", finite=True)
     return Result(data={"workspace": ws.describe(), "prisma": counts}, warnings=ws.warnings())
 
-
-def _not_json(constant: str) -> None:
-    """NaN and Infinity, which Python's json reads but no other JSON reader does (nor counts are)."""
-    raise ValueError(f"{constant} is not JSON")

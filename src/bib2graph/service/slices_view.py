@@ -3,13 +3,12 @@ results/slices/<kind>/ (with `time.enabled` and the kind in `time.networks`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pyarrow.parquet as pq
 
 from .. import spec as spec_mod
 from ..errors import DataError
 from ..paths import SPEC_FILE
+from ..tables import parquet_errors
 from .network_view import network_folder
 from .result import Result
 from .workspace import Workspace
@@ -29,7 +28,10 @@ def slices(ws: Workspace, kind: str) -> Result:
         if not path.is_file():
             raise DataError(f"the {kind} slices are not built yet ({path} is missing); `b2g run networks` builds "
                             "them", code="ARTIFACT_MISSING", details={"kind": kind, "file": str(path)})
-    nodes, events = _table(files["nodes"], ["slice", "node_id", "cluster"]), _table(files["events"], None)
+    with parquet_errors(files["nodes"]):
+        nodes = pq.read_table(files["nodes"], columns=["slice", "node_id", "cluster"]).to_pandas()
+    with parquet_errors(files["events"]):
+        events = pq.read_table(files["events"]).to_pandas()
     found = []
     for name in sorted(nodes["slice"].unique(), key=lambda s: int(s.split("-")[0])):
         here = nodes[nodes["slice"] == name]
@@ -42,13 +44,3 @@ def slices(ws: Workspace, kind: str) -> Result:
                                     "cluster": int(e.cluster), "event": e.event, "with": e.with_}
                                    for e in events.rename(columns={"with": "with_"}).itertuples()]})
 
-
-def _table(path: Path, columns: list[str] | None):
-    """A slices table, or ARTIFACT_CORRUPT naming it (truncated, not Parquet, columns missing)."""
-    import pyarrow as pa
-
-    try:
-        return pq.read_table(path, columns=columns).to_pandas()
-    except (pa.ArrowException, OSError, KeyError) as exc:
-        raise DataError(f"cannot read {path}: {exc}; `b2g run networks` rebuilds it", code="ARTIFACT_CORRUPT",
-                        details={"files": [str(path)]}) from None

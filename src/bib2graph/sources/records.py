@@ -20,13 +20,12 @@ import pandas as pd
 from ..ids import normalize_doi, normalize_issn, normalize_pmid, short_id
 from ..skips import Skips
 from ..tables import AFFILIATIONS, AUTHORSHIPS, REFERENCES, TERMS, WORKS, Bundle, conform
+from ..textio import SURROGATE
 from .exports.names import term_key
 
 # OpenAlex gives ~22M mostly non-English works this same topic triple with fixed scores (a known defect).
 CONSTANT_TOPICS = frozenset({"T14423", "T13154", "T14235"})
 
-# A JSON escape such as "\udc80" gives Python a lone surrogate, which no Parquet writer accepts.
-SURROGATE = re.compile("[\ud800-\udfff]")
 _INT = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
 
 

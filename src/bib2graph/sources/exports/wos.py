@@ -397,15 +397,17 @@ def _whole_addresses(lines: list[str], names: _Names) -> list[str]:
 
 def _named_author(line: str, names: _Names) -> bool:
     """Whether a C1 item starts "Name; " with the name of one of the record's authors."""
+    if line.startswith("["):
+        return False
     person, separator, _ = line.partition("; ")
-    return bool(separator) and not line.startswith("[") and bool(names.find(person.strip()))
+    return bool(separator) and bool(names.find(person.strip()))
 
 
-def _split_address(line: str, names: _Names | None = None) -> tuple[list[str] | None, str]:
+def _split_address(line: str, names: _Names) -> tuple[list[str] | None, str]:
     """(the bracketed author names or None, the address) of one C1 item; an item "Name; address"
-    (Zoological Record) names its author as a bracket does, when `names` knows the name."""
+    (Zoological Record) names its author as a bracket does."""
     if not line.startswith("["):
-        if names is not None and _named_author(line, names):
+        if _named_author(line, names):
             person, _, rest = line.partition("; ")
             return [person.strip()], rest.strip()
         return None, line.strip()
