@@ -1,8 +1,9 @@
 """Atomic file writes: every artifact is written to a temporary name beside its target, then renamed.
 
 A reader (or a killed run) therefore sees either the old file or the complete new one, never half.
-The file gets the mode `open()` would give it (0o666 less the umask), not mkstemp's private 0o600,
-so that a lab's shared folder can read what a run writes.
+A new file gets the mode `open()` would give it (0o666 less the umask), not mkstemp's private 0o600,
+so that a lab's shared folder can read what a run writes; a replaced file keeps its own mode, as an
+editor's save does (a group-writable file stays so).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 from contextlib import contextmanager
 from functools import lru_cache
@@ -50,12 +52,19 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     os.close(fd)
     tmp_path = Path(tmp)
     try:
-        os.chmod(tmp_path, creation_mode())
+        os.chmod(tmp_path, _mode_of(target))
         yield tmp_path
         os.replace(tmp_path, target)
     except BaseException:
         tmp_path.unlink(missing_ok=True)
         raise
+
+
+def _mode_of(target: Path) -> int:
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        return creation_mode()
 
 
 def write_bytes(target: str | os.PathLike[str], data: bytes) -> None:

@@ -2,10 +2,11 @@
 
 One row per work: ``work_id, decision, reason, decided_by, decided_at``, tab-separated. The header is
 optional (checked when present), a row may stop after its decision (spreadsheets drop trailing empty
-cells), blank lines and lines starting with ``#`` are skipped. People and spreadsheets edit this file, so
-it is read strictly: a bad line is a DataError (code CURATION_INVALID) whose message starts with
-``path:line:`` and says how to fix it. Work IDs are read in any form OpenAlex prints (``W1``, ``w1``,
-``https://openalex.org/W1``) and written in the short one, so two forms of one ID are one work.
+cells), blank lines and lines starting with ``#`` are skipped (and kept, beside the row they precede, when
+a writer rewrites the file). People and spreadsheets edit this file, so it is read strictly: a bad line
+is a DataError (code CURATION_INVALID) whose message starts with ``path:line:`` and says how to fix it.
+Work IDs are read in any form OpenAlex prints (``W1``, ``w1``, ``https://openalex.org/W1``) and written in
+the short one, so two forms of one ID are one work.
 
 Writers hold a file lock for the whole read-modify-write and replace the file atomically, so concurrent
 `b2g accept` / `b2g reject` calls lose no decision; within one call the last decision for a work wins.
@@ -15,7 +16,9 @@ A bad file or a bad new decision changes nothing.
 from __future__ import annotations
 
 import io
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -32,6 +35,8 @@ COLUMNS = ("work_id", "decision", "reason", "decided_by", "decided_at")
 DECISIONS = ("accept", "reject")
 MAX_LINE = 4096
 MAX_IDS_PER_CALL = 10_000
+#: the largest curation file read: a million decisions with reasons fit; a device named by mistake does not
+MAX_BYTES = 256 << 20
 # Beside the shapes `work_ids.id_scheme` knows (OpenAlex W1, WOS:…, 2-s2.0-…, Lens, pub.…, CN-…, L…, REC:…),
 # any SCHEME:value an export's records keep (MEDLINE:…).
 _SCHEME_ID = re.compile(r"[A-Za-z][A-Za-z0-9]*:[^\s/:]+")
@@ -135,39 +140,67 @@ def _add(path: Path, lineno: int, decision: Decision, decisions: dict[str, Decis
     decisions[decision.work_id] = decision
 
 
+@dataclass
+class _Parsed:
+    """A curation file's decisions, and the lines people wrote around them (comments, blank lines): each
+    kept with the row it precedes (`before`), or before the header or after the last row."""
+    decisions: dict[str, Decision]
+    before: dict[str, list[str]]
+    head: list[str]
+    tail: list[str]
+
+
 def read(path: str | Path) -> dict[str, Decision]:
     """The decisions in `path` in file order (an absent file holds none); a bad line is a DataError."""
-    path = Path(path)
+    return _parse(Path(path)).decisions
+
+
+def _parse(path: Path) -> _Parsed:
     try:
-        text = textio.read_text(path)
+        text = textio.read_text(path, max_bytes=MAX_BYTES)
     except DataError as exc:
         if exc.code == "FILE_MISSING":
-            return {}
+            return _Parsed({}, {}, [], [])
         raise
-    decisions: dict[str, Decision] = {}
+    found = _Parsed({}, {}, [], [])
     lines: dict[str, int] = {}
-    first = True
-    for lineno, line in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), 1):
+    first, notes = True, []
+    rows = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for lineno, line in enumerate(rows[:-1] if rows[-1] == "" else rows, 1):
         if len(line) > MAX_LINE:
             raise _invalid(path, lineno, f"line longer than {MAX_LINE} characters; shorten its reason")
         if not line.strip() or line.lstrip().startswith("#"):
+            notes.append(line)
             continue
         cells = line.split("\t")
         if first and _is_header(cells):
             _check_header(path, lineno, cells)
+            found.head, notes = notes, []
         else:
-            _add(path, lineno, _row(path, lineno, cells), decisions, lines)
+            decision = _row(path, lineno, cells)
+            _add(path, lineno, decision, found.decisions, lines)
+            if notes:
+                found.before[decision.work_id], notes = notes, []
         first = False
-    return decisions
+    found.tail = notes
+    return found
 
 
-def render(decisions: dict[str, Decision]) -> str:
+def render(decisions: dict[str, Decision], around: _Parsed | None = None) -> str:
+    """The file holding `decisions`, sorted by work ID, with the comments and blank lines `around` held
+    kept beside the rows they preceded (those of a withdrawn decision move to the end)."""
+    around = around or _Parsed({}, {}, [], [])
     out = io.StringIO()
+    out.writelines(line + "\n" for line in around.head)
     out.write(header())
     for work_id in sorted(decisions):
         d = decisions[work_id]
+        out.writelines(line + "\n" for line in around.before.get(work_id, []))
         out.write("\t".join([d.work_id, d.decision, clean(d.reason), clean(d.decided_by),
                              clean(d.decided_at)]) + "\n")
+    orphans = [line for work_id, notes in sorted(around.before.items()) if work_id not in decisions
+               for line in notes]
+    out.writelines(line + "\n" for line in orphans + around.tail)
     return out.getvalue()
 
 
@@ -185,10 +218,12 @@ def _checked(decision: Decision) -> Decision:
                     clean(decision.decided_by), clean(decision.decided_at))
 
 
-def record(path: str | Path, new: Iterable[Decision], *, wait: float = 0) -> dict[str, Decision]:
-    """Add `new` decisions under the file lock; return the file's decisions after the write."""
+def record(path: str | Path, new: Iterable[Decision], *, wait: float = 0,
+           most: int = MAX_IDS_PER_CALL) -> dict[str, Decision]:
+    """Add `new` decisions under the file lock; return the file's decisions after the write. `most`: the
+    decisions one call may make (a spreadsheet applied at once may hold more than a command line)."""
     path = Path(path)
-    new = [_checked(d) for d in capped(list(new))]
+    new = [_checked(d) for d in capped(list(new), most)]
 
     def add(decisions: dict[str, Decision]) -> None:
         for decision in new:
@@ -207,10 +242,12 @@ def withdraw(path: str | Path, work_ids: Iterable[str], *, wait: float = 0) -> d
     return _update(path, remove, wait)
 
 
-def capped(items: list) -> list:
-    """`items`, or TOO_MANY_IDS when one call names more than MAX_IDS_PER_CALL works."""
-    if len(items) > MAX_IDS_PER_CALL:
-        raise DataError(f"{len(items)} IDs in one call; at most {MAX_IDS_PER_CALL}", code="TOO_MANY_IDS")
+def capped(items: list, most: int = MAX_IDS_PER_CALL) -> list:
+    """`items`, or TOO_MANY_IDS when one call names more than `most` works."""
+    if len(items) > most:
+        raise DataError(f"{len(items)} IDs in one call; at most {most}: split them over "
+                        "several calls, or decide them in a spreadsheet with `b2g curate apply FILE`",
+                        code="TOO_MANY_IDS")
     return items
 
 
@@ -220,20 +257,37 @@ def totals(decisions: dict[str, Decision]) -> dict[str, int]:
 
 
 def _update(path: Path, change, wait: float) -> dict[str, Decision]:
-    """Read, change and rewrite the file under its lock: one writer at a time, no decision lost."""
-    lock = lock_for(path)
+    """Read, change and rewrite the file under its lock: one writer at a time, no decision lost. A
+    symlinked file is written through (a file shared between checkouts stays shared); a file nobody may
+    write (a frozen review) is refused, not replaced."""
+    target = Path(os.path.realpath(path))
+    lock = lock_for(target)
     try:
         with lock.acquire(timeout=wait):
-            decisions = read(path)
-            change(decisions)
-            write_text(path, render(decisions))
-            return decisions
+            found = _parse(target)
+            _refuse_read_only(path, target)
+            change(found.decisions)
+            write_text(target, render(found.decisions, found))
+            return found.decisions
     except Timeout:
         raise WorkspaceLockedError(f"{path} is locked by another b2g process; retry, or pass --wait SECONDS",
                                    ) from None
     except OSError as exc:
         raise WorkspaceError(f"{path} cannot be written ({exc.strerror or exc}); check the permissions of "
-                             f"{path.parent}", code="WORKSPACE_UNWRITABLE", details={"file": str(path)}) from None
+                             f"{target.parent}", code="WORKSPACE_UNWRITABLE", details={"file": str(path)}) from None
+
+
+def _refuse_read_only(path: Path, target: Path) -> None:
+    """WORKSPACE_UNWRITABLE when the file's mode lets nobody write it, or this user may not: replacing it
+    would undo its protection (root may write anything, so the mode bits are read too)."""
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        return
+    if not mode & 0o222 or not os.access(target, os.W_OK):
+        raise WorkspaceError(f"{path} is read-only (mode {mode:o}), so no decision was recorded; make it "
+                             f"writable (chmod u+w {path}) to record decisions", code="WORKSPACE_UNWRITABLE",
+                             details={"file": str(path)})
 
 
 def as_rows(decisions: dict[str, Decision]) -> list[dict[str, str]]:

@@ -8,7 +8,9 @@ that the person can re-save the file as UTF-8 instead of guessing why "0 entries
 from __future__ import annotations
 
 import codecs
+import os
 import re
+import stat
 from itertools import chain
 from pathlib import Path
 from typing import BinaryIO, Iterator
@@ -89,18 +91,36 @@ def _undecodable(where: str | Path, line: int, offset: int, codec: str, reason: 
                      details={"file": str(where), "line": line, "byte": offset, "encoding": codec})
 
 
-def read_text(path: str | Path, where: str | Path | None = None) -> str:
-    """The decoded text of the file at `path`; `where` names it in messages (default: the path)."""
-    path = Path(path)
+def read_text(path: str | Path, where: str | Path | None = None, max_bytes: int | None = None) -> str:
+    """The decoded text of the file at `path`; `where` names it in messages (default: the path). With
+    `max_bytes`, only a regular file of at most that size is read: a device or a FIFO named by mistake
+    (or a symlink to /dev/zero) is refused before a byte is read, not read until memory runs out."""
+    path, where = Path(path), where or path
+    details = {"file": str(where)}
     try:
-        data = path.read_bytes()
+        data = _bounded(path, where, max_bytes) if max_bytes is not None else path.read_bytes()
     except FileNotFoundError:
-        raise DataError(f"{where or path} does not exist", code="FILE_MISSING",
-                        details={"file": str(where or path)}) from None
+        raise DataError(f"{where} does not exist", code="FILE_MISSING", details=details) from None
     except IsADirectoryError:
-        raise DataError(f"{where or path} is a folder, not a file", code="FILE_INVALID",
-                        details={"file": str(where or path)}) from None
+        raise DataError(f"{where} is a folder, not a file", code="FILE_INVALID", details=details) from None
     except OSError as exc:
-        raise DataError(f"{where or path} cannot be read ({exc.strerror or exc}); check its permissions",
-                        code="FILE_UNREADABLE", details={"file": str(where or path)}) from None
-    return decode(data, where or path)
+        raise DataError(f"{where} cannot be read ({exc.strerror or exc}); check its permissions",
+                        code="FILE_UNREADABLE", details=details) from None
+    return decode(data, where)
+
+
+def _bounded(path: Path, where: str | Path, max_bytes: int) -> bytes:
+    """At most `max_bytes` of a regular file; opened without blocking, so a FIFO cannot hang the call."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        if not stat.S_ISREG(mode):
+            raise DataError(f"{where} is not a regular file (a device, a FIFO or a socket); name a file",
+                            code="FILE_INVALID", details={"file": str(where)})
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise DataError(f"{where} is larger than {max_bytes:,} bytes, the most it may hold; split it",
+                        code="FILE_INVALID", details={"file": str(where), "max_bytes": max_bytes})
+    return data

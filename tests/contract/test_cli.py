@@ -50,6 +50,23 @@ def test_workspace_from_env_and_walk_up(tmp_path):
     assert any("walking up" in w for w in walked.envelope["warnings"])
 
 
+def test_an_empty_folder_name_is_no_current_directory(tmp_path):
+    """`b2g init "$DIR"` or `-w "$DIR"` with DIR unset must not act on wherever the script stands."""
+    for args in (["init", ""], ["status", "--workspace", ""], ["init", "  "]):
+        call = b2g(*args, "--json", cwd=tmp_path)
+        assert (call.returncode, call.envelope["error"]["code"]) == (1, "USAGE_ERROR"), call.stdout
+        assert "is empty" in call.envelope["error"]["message"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_inside_a_workspace_points_at_it(tmp_path):
+    assert b2g("init", str(tmp_path / "ws")).returncode == 0
+    for inside in ("config", "config/research.yaml", "results/networks"):
+        call = b2g("status", "--json", "--workspace", str(tmp_path / "ws" / inside))
+        assert call.envelope["error"]["code"] == "WORKSPACE_NOT_FOUND"
+        assert f"pass --workspace {tmp_path / 'ws'}" in call.envelope["error"]["message"]
+
+
 def test_init_refuses_to_overwrite(tmp_path):
     assert b2g("init", str(tmp_path)).returncode == 0
     again = b2g("init", str(tmp_path), "--json")

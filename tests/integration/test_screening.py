@@ -75,3 +75,5 @@ def test_the_simulate_job_writes_curves_summary_and_figure(demo):
     assert "<svg" in section and "WSS@95" in section
     again = b2g("run", "--json", "--cores", "1", "--workspace", str(demo))
     assert ran_jobs(again.stderr) == set()
+    checked = b2g("validate", "--json", "--workspace", str(demo)).envelope   # the summary has its schema's shape
+    assert checked["ok"] and "results/screening/simulation.json" in {c["path"] for c in checked["data"]["checked"]}

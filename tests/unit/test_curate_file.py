@@ -117,6 +117,14 @@ def test_apply_records_changed_rows_once(ws, tmp_path):
     assert _apply(ws, path)["applied"] == [] and _apply(ws, path)["unchanged"] == 2
 
 
+def test_a_spreadsheet_may_decide_more_works_than_a_command_line(ws, tmp_path):
+    """The command line's cap (10,000 IDs a call) is not the spreadsheet's (100,000 rows)."""
+    many = curation.MAX_IDS_PER_CALL + 5
+    path = _write(tmp_path / "r.csv", [[f"W{i}", "t", "accept", ""] for i in range(1, many + 1)])
+    assert len(_apply(ws, path)["applied"]) == many
+    assert len(curation.read(ws.path("config/curation.tsv"))) == many
+
+
 @pytest.mark.parametrize("rows", [
     [["W1", "t", "accept", ""], ["W2", "t", "reject", ""]],
     [["W1", "t", "accept", ""], ["w1", "t", "reject", "dup"]],

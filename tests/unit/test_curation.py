@@ -1,4 +1,6 @@
 import multiprocessing
+import os
+import stat
 
 import pytest
 
@@ -193,3 +195,66 @@ def test_control_characters_other_than_white_space_are_left_out_of_a_cell(tmp_pa
     got = curation.read(path)["W1"]
     assert (got.reason, got.decided_by) == ("ab[31mred off topic", "ana")
     assert not any(ord(c) < 32 and c not in "\t\n" or 0x7f <= ord(c) <= 0x9f for c in path.read_text("utf-8"))
+
+
+def test_comments_and_blank_lines_people_wrote_survive_a_write(tmp_path):
+    path = tmp_path / "curation.tsv"
+    path.write_text("# review of 2026\n" + curation.header() + "\n# section: trials\nW3\taccept\n"
+                    "# W9\taccept  (kept out for now)\nW5\treject\tno data\n\n# the end\n", encoding="utf-8")
+    curation.record(path, [curation.Decision("W1", "reject", "off topic")])
+    assert path.read_text(encoding="utf-8") == (
+        "# review of 2026\n" + curation.header() + "W1\treject\toff topic\t\t\n\n# section: trials\nW3\taccept\t\t\t\n"
+        "# W9\taccept  (kept out for now)\nW5\treject\tno data\t\t\n\n# the end\n")
+    curation.withdraw(path, ["W3"])   # its comment is not dropped with it: it moves to the end
+    text = path.read_text(encoding="utf-8")
+    assert "W3\t" not in text and text.endswith("\n# section: trials\n\n# the end\n")
+    assert set(curation.read(path)) == {"W1", "W5"}
+
+
+def test_a_symlinked_file_is_written_through(tmp_path):
+    shared = tmp_path / "shared" / "curation.tsv"
+    shared.parent.mkdir()
+    shared.write_text(curation.header() + "W2\taccept\n", encoding="utf-8")
+    link = tmp_path / "config" / "curation.tsv"
+    link.parent.mkdir()
+    link.symlink_to(shared)
+    curation.record(link, [curation.Decision("W1", "accept")])
+    assert link.is_symlink() and set(curation.read(shared)) == {"W1", "W2"}
+
+
+def test_a_read_only_file_is_refused_and_left_as_it_was(tmp_path):
+    path = tmp_path / "curation.tsv"
+    path.write_text(curation.header() + "W2\taccept\n", encoding="utf-8")
+    path.chmod(0o444)
+    before = path.read_bytes()
+    with pytest.raises(B2GError) as info:
+        curation.record(path, [curation.Decision("W1", "accept")])
+    assert info.value.code == "WORKSPACE_UNWRITABLE" and "read-only" in info.value.message
+    assert path.read_bytes() == before and stat.S_IMODE(path.stat().st_mode) == 0o444
+
+
+def test_a_rewrite_keeps_the_file_mode(tmp_path):
+    path = tmp_path / "curation.tsv"
+    path.write_text(curation.header(), encoding="utf-8")
+    path.chmod(0o664)
+    curation.record(path, [curation.Decision("W1", "accept")])
+    assert stat.S_IMODE(path.stat().st_mode) == 0o664
+
+
+def test_a_device_fifo_or_oversized_file_is_refused_unread(tmp_path, monkeypatch):
+    """/dev/zero as the curation file was read until memory ran out; a FIFO would wait for a writer."""
+    fifo = tmp_path / "fifo.tsv"
+    os.mkfifo(fifo)
+    link = tmp_path / "zero.tsv"
+    link.symlink_to("/dev/zero")
+    for path in (fifo, link):
+        with pytest.raises(DataError) as info:
+            curation.read(path)
+        assert info.value.code == "FILE_INVALID" and "not a regular file" in info.value.message
+    big = tmp_path / "big.tsv"
+    big.write_text(curation.header() + "W1\taccept\n" * 10, encoding="utf-8")
+    monkeypatch.setattr(curation, "MAX_BYTES", 100)
+    with pytest.raises(DataError) as info:
+        curation.record(big, [curation.Decision("W2", "accept")])
+    assert info.value.code == "FILE_INVALID" and "larger than 100 bytes" in info.value.message
+    assert "W2" not in big.read_text(encoding="utf-8")

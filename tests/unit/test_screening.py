@@ -6,6 +6,7 @@ screening, the labels reader's errors, and the model's determinism on a real poo
 from __future__ import annotations
 
 import math
+import os
 from fractions import Fraction
 from pathlib import Path
 
@@ -164,11 +165,16 @@ def test_a_cell_past_the_csv_modules_limit_is_labels_invalid(tmp_path):
 
 
 def test_a_labels_path_that_is_no_file_is_refused_unread(tmp_path):
-    """A folder or a device (/dev/zero was read until memory ran out) is no labels file."""
-    for path in (tmp_path, Path("/dev/zero")):
+    """A folder, a device (/dev/zero was read until memory ran out) or a FIFO (read would wait for a
+    writer forever) is no labels file."""
+    fifo = tmp_path / "labels.fifo"
+    os.mkfifo(fifo)
+    for path, says in ((tmp_path, "is a folder"), (Path("/dev/zero"), "not a regular file"),
+                       (fifo, "not a regular file")):
         with pytest.raises(DataError) as caught:
             labels.read(path, {"W1"}, {})
-        assert caught.value.code == "LABELS_INVALID" and "not a regular file" in caught.value.message
+        assert caught.value.code == "LABELS_INVALID" and says in caught.value.message
+        assert caught.value.details["file"] == str(path)
 
 
 def test_labels_match_by_id_then_doi_and_count_the_rest(tmp_path):

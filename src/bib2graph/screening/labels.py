@@ -57,12 +57,14 @@ def pool_identifiers(works: str | Path) -> dict[str, str]:
 def read(path: str | Path, pool_ids: set[str], identifiers: dict[str, str]) -> Labels:
     """The labels of the pooled works (IDs in `pool_ids`; DOIs and ``pmid:N`` in `identifiers`)."""
     path = Path(path)
-    if path.exists() and not path.is_file():
-        raise _invalid(path, 0, "not a regular file (a folder or a device); name a labels CSV")
-    if path.is_file() and path.stat().st_size > MAX_BYTES:
-        raise _invalid(path, 0, f"{path.stat().st_size} bytes: a labels file holds at most {MAX_BYTES} "
-                                "(one row per screened work)")
-    reader = csv.reader(io.StringIO(textio.read_text(path)))
+    try:
+        text = textio.read_text(path, max_bytes=MAX_BYTES)
+    except DataError as exc:
+        if exc.code != "FILE_INVALID":
+            raise
+        raise DataError(f"{exc.message}; name a labels CSV (one row per screened work)", code="LABELS_INVALID",
+                        details={**exc.details, "line": 0}) from None
+    reader = csv.reader(io.StringIO(text))
     try:
         return _read_rows(path, reader, pool_ids, identifiers)
     except csv.Error as exc:           # a cell past the csv module's limit, a NUL byte

@@ -43,7 +43,7 @@ def read_json_object(path: Path, rebuild: str = "`b2g run networks`", finite: bo
     of another shape (`[]`, `null`, `NaN`), was edited or damaged. `finite`: NaN and Infinity inside are
     damage too (Python's json reads them; no other JSON reader does)."""
     try:
-        found = json.loads(path.read_text(encoding="utf-8"), parse_constant=_not_json if finite else None)
+        found = json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse_constant if finite else None)
     except (OSError, ValueError) as exc:
         raise DataError(f"cannot read {path}: {exc}; {rebuild} rebuilds it", code="ARTIFACT_CORRUPT",
                         details={"files": [str(path)]}) from None
@@ -54,5 +54,6 @@ def read_json_object(path: Path, rebuild: str = "`b2g run networks`", finite: bo
     return found
 
 
-def _not_json(constant: str) -> None:
+def refuse_constant(constant: str) -> None:
+    """json's parse_constant that refuses NaN and Infinity, which no JSON reader but Python's takes."""
     raise ValueError(f"{constant} is not JSON")

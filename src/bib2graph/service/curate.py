@@ -54,8 +54,14 @@ def resolve_one(raw: str, known: Known | None) -> str | None:
     return work_id if (work_id or "").startswith("W") else None
 
 
-def resolve_ids(ws: Workspace, raw_ids: list[str]) -> tuple[list[str], list[str]]:
-    """(work IDs, warnings); unknown IDs raise DataError listing every one of them."""
+def shown(raw: str, longest: int = 80) -> str:
+    """An ID as a message quotes it: visible when empty, cut when a script passed a page of text."""
+    return repr(raw if len(raw) <= longest else raw[:longest] + "…")
+
+
+def resolve_ids(ws: Workspace, raw_ids: list[str], recording: bool = True) -> tuple[list[str], list[str]]:
+    """(work IDs, warnings); unknown IDs raise DataError listing every one of them (`recording`: the
+    call would have recorded decisions, so the error says none was)."""
     if not raw_ids:
         raise UsageError("name at least one work ID (OpenAlex W…, a DOI or PMID:…)")
     curation.capped(raw_ids)
@@ -70,7 +76,9 @@ def resolve_ids(ws: Workspace, raw_ids: list[str]) -> tuple[list[str], list[str]
     if unknown:
         where = "in this workspace's pool of works" if known is not None else \
             "(run `b2g run chain` first to resolve DOIs and PMIDs; OpenAlex W-IDs are accepted before that)"
-        raise DataError(f"unknown work ID(s) {', '.join(unknown)} {where}; nothing was recorded",
+        listed = ", ".join(shown(raw) for raw in unknown[:20]) + (f" and {len(unknown) - 20} more"
+                                                                   if len(unknown) > 20 else "")
+        raise DataError(f"unknown work ID(s) {listed} {where}" + ("; nothing was recorded" if recording else ""),
                         code="UNKNOWN_ID", details={"unknown": unknown})
     if known is None:
         warnings.append("no pooled works yet: the IDs were recorded without checking that they exist")

@@ -128,7 +128,7 @@ def _summary(problems: list[dict]) -> str:
 
 def read_rows(path: Path) -> list[dict[str, str | int]]:
     """The rows of a reviewed CSV; any bad row fails the whole file, and the error lists every bad line."""
-    text = textio.read_text(path).replace("\r\n", "\n").replace("\r", "\n")
+    text = textio.read_text(path, max_bytes=curation.MAX_BYTES).replace("\r\n", "\n").replace("\r", "\n")
     reader = csv.reader(io.StringIO(text), delimiter=_delimiter(text.split("\n", 1)[0]), strict=True)
     rows: list[dict[str, str | int]] = []
     problems: list[dict] = []
@@ -191,7 +191,7 @@ def apply(ws: Workspace, file: str, who: str, when: str) -> Result:
             continue
         new.append(curation.Decision(work_id, row["decision"], row["reason"], who, when))
     if new:
-        curation.record(ws.path(CURATION_FILE), new)
+        curation.record(ws.path(CURATION_FILE), new, most=MAX_ROWS)
     warnings = ws.warnings() + [f"line {u['line']}: {u['id']!r} names no pooled work" for u in unknown]
     return Result(data={"workspace": ws.describe(), "applied": sorted(d.work_id for d in new),
                         "unchanged": unchanged, "unknown": unknown, "next": "b2g run"}, warnings=warnings)

@@ -9,6 +9,7 @@ from ..curation import header
 from ..errors import DataError
 from ..paths import CURATION_FILE, SPEC_FILE, profiles_dir, template_spec
 from .result import Result
+from .workspace import named_folder
 
 GITIGNORE = "results/\nresources/*\n!resources/.gitkeep\n.snakemake/\nconfig/.curation.tsv.lock\n"
 
@@ -28,7 +29,7 @@ def init_workspace(folder: str | Path, force: bool = False) -> Result:
     """Write the demo spec, an empty curation file and the profiles; never overwrite without `force`. An
     existing curation file is kept, `force` or not: it holds the review's decisions, which no template
     replaces (a folder whose spec went missing, or an empty spec rewritten with --force, keeps them)."""
-    root = Path(folder).expanduser().resolve()
+    root = named_folder(str(folder), "the folder to initialise")
     spec = root / SPEC_FILE
     if spec.exists() and not force:
         raise DataError(f"{spec} already exists; this folder is a workspace already (pass --force to "

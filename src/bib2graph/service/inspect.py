@@ -10,8 +10,9 @@ from .. import curation, query
 from ..errors import DataError
 from ..paths import CURATION_FILE
 from .artifacts import read_json_object
-from .curate import resolve_ids
+from .curate import resolve_ids, shown
 from .result import Result
+from .search import pool_paths
 from .workspace import Workspace
 
 
@@ -44,15 +45,15 @@ def neighbours(folder: Path, work_id: str, directed: bool) -> list[dict[str, Any
 
 
 def inspect_work(ws: Workspace, raw_id: str) -> Result:
-    ids, warnings = resolve_ids(ws, [raw_id])
+    works_table, authorships = pool_paths(ws)     # before the chain phase no ID is known: say so, not "unknown"
+    ids, warnings = resolve_ids(ws, [raw_id], recording=False)
     work_id = ids[0]
     results = ws.path("results")
-    work = _one(results / "chain/pool/works.parquet", "work_id", work_id)
+    work = _one(Path(works_table), "work_id", work_id)
     if work is None:
-        raise DataError(f"{raw_id} is not among this workspace's pooled works", code="UNKNOWN_ID")
+        raise DataError(f"{shown(raw_id)} is not among this workspace's pooled works", code="UNKNOWN_ID")
     authors = [r[0] for r in query.rows(
-        "SELECT author_name FROM read_parquet(?) WHERE work_id = ? ORDER BY position",
-        [str(results / "chain/pool/authorships.parquet"), work_id])]
+        "SELECT author_name FROM read_parquet(?) WHERE work_id = ? ORDER BY position", [authorships, work_id])]
     seed = _one(results / "seed/seeds.parquet", "work_id", work_id)
     candidate = _one(results / "chain/candidates.parquet", "work_id", work_id)
     screening = _one(results / "corpus/screening.parquet", "work_id", work_id)

@@ -27,7 +27,7 @@ from collections import deque
 from typing import Any
 
 from ..errors import UsageError, WorkspaceLockedError
-from .run import PHASES
+from .run import PHASES, pointing_elsewhere
 from .workspace import Workspace
 
 LOG_LINES = 200
@@ -35,8 +35,6 @@ STOP_WAIT = 60.0    # seconds a cancelled run gets to stop when its adapter shut
 TERMINAL = ("succeeded", "failed", "cancelled")
 _STEPS = re.compile(r"(\d+) of (\d+) steps \(\d+%\) done")
 _TOTAL = re.compile(r"^total\s+(\d+)\s*$")          # the last row of Snakemake's "Job stats" table
-# Arguments that would point the child at another workspace or change what it prints.
-_RESERVED = ("-w", "--workspace", "--json", "--directory", "-d", "--snakefile", "-s")
 
 
 class RunInProgress(WorkspaceLockedError):
@@ -49,33 +47,11 @@ def check_request(target: str | None, args: list[str]) -> list[str]:
         raise UsageError(f"unknown target {target!r}; one of {', '.join(PHASES)}")
     if not all(isinstance(a, str) for a in args):
         raise UsageError("args must be a list of strings")
-    reserved = [a for a in args if a.split("=", 1)[0] in _RESERVED or a.startswith("-w")] or _elsewhere(args)
+    reserved = pointing_elsewhere(args)
     if reserved:
         raise UsageError(f"{', '.join(reserved)} cannot be passed to a run started here; the server "
                          "chooses the workspace and the output")
     return ([target] if target else []) + list(args)
-
-
-def _elsewhere(args: list[str]) -> list[str]:
-    """The options of `args` that Snakemake's own parser reads as a directory or a Snakefile: besides the
-    spellings `_RESERVED` names, an abbreviation (`--dir`, `--snake`) or a value joined to a short flag
-    (`-d/x`, `-nd/x`, or any of them after `--`), which a match of whole words lets through."""
-    import argparse
-
-    if not any(a.startswith("-") for a in args):
-        return []
-    from snakemake.cli import get_argument_parser
-
-    parser = get_argument_parser()
-    parser.exit_on_error = False
-    try:   # without "--": Click drops it before the arguments reach Snakemake, so what follows is options
-        known, _ = parser.parse_known_args([a for a in args if a != "--"])
-    except (argparse.ArgumentError, SystemExit):   # Snakemake will say what is wrong with them
-        return []
-    if known.directory is None and known.snakefile is None:
-        return []
-    return [a for a in args if a.startswith("-") and not a.startswith("--")
-            or a.split("=", 1)[0].startswith(("--dir", "--sn"))]
 
 
 class RunJobs:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -30,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -70,6 +72,29 @@ def snakemake_command(ws: Workspace, targets: list[str], extra: list[str]) -> li
     elif not chosen:
         cmd += ["--cores", "all"]
     return cmd + extra
+
+
+#: what Snakemake prints when it refuses its arguments or targets before any job runs
+_REFUSED = re.compile(r"(: error: |Error parsing|MissingRuleException|unrecognized arguments)")
+_SAID = re.compile(r"(error|Error|Exception)\b")
+
+
+def _failure(returncode: int, tail: list[str], root: Path) -> B2GError:
+    """Why Snakemake stopped when no job left an error of its own: the last thing it said, as USAGE_ERROR
+    when it refused its arguments or targets (a usage slip, not a failed job), else WORKFLOW_FAILED."""
+    lines = [line.strip() for line in tail if line.strip()]
+    said = next((i for i in range(len(lines) - 1, -1, -1) if _SAID.search(lines[i])), None)
+    reason = ""
+    if said is not None:
+        reason = lines[said] + (f" {lines[said + 1]}" if lines[said].endswith(("Exception:", "Error:"))
+                                and said + 1 < len(lines) else "")
+        reason = reason if len(reason) <= 400 else reason[:400] + "…"
+    if said is not None and (returncode == 2 or _REFUSED.search(lines[said])):
+        return UsageError(f"Snakemake refused the run's arguments: {reason} (`b2g run [PHASE] [SNAKEMAKE "
+                          "OPTIONS]`; `snakemake --help` lists its options)", details={"snakemake": reason})
+    return DataError(f"Snakemake stopped with exit status {returncode}" + (f": {reason}" if reason else "")
+                     + f"; its messages are above (stderr) and in {root}/.snakemake/log/", code="WORKFLOW_FAILED",
+                     details={"snakemake": reason} if reason else {})
 
 
 def _job_error() -> B2GError | None:
@@ -278,6 +303,37 @@ def _option_values(args: list[str]) -> set[int]:
     return _values_by_parser(args)
 
 
+# Arguments that would point Snakemake at another workspace or Snakefile, or change what it prints.
+_RESERVED = ("-w", "--workspace", "--json", "--directory", "-d", "--snakefile", "-s")
+
+
+def pointing_elsewhere(args: list[str]) -> list[str]:
+    """The arguments of `args` b2g cannot pass to Snakemake: another directory (the run lock is this
+    workspace's), another Snakefile, b2g's own flags. Besides the spellings `_RESERVED` names, an
+    abbreviation (`--dir`, `--snake`) or a value joined to a short flag (`-d/x`, `-nd/x`) is found by
+    asking Snakemake's parser, only when an argument could be one (importing it takes a second)."""
+    named = [a for a in args if a.split("=", 1)[0] in _RESERVED or a.startswith("-w")]
+    if named:
+        return named
+    if not any(a.startswith(("--d", "--s")) or (a.startswith("-") and not a.startswith("--")
+                                                 and ("d" in a or "s" in a)) for a in args):
+        return []
+    import argparse
+
+    from snakemake.cli import get_argument_parser
+
+    parser = get_argument_parser()
+    parser.exit_on_error = False
+    try:   # without "--": Click drops it before the arguments reach Snakemake, so what follows is options
+        known, _ = parser.parse_known_args([a for a in args if a != "--"])
+    except (argparse.ArgumentError, SystemExit):   # Snakemake will say what is wrong with them
+        return []
+    if known.directory is None and known.snakefile is None:
+        return []
+    return [a for a in args if a.startswith("-") and not a.startswith("--")
+            or a.split("=", 1)[0].startswith(("--dir", "--sn"))]
+
+
 def _strays(args: list[str]) -> list[str]:
     """The words of `args` that are neither a phase nor the value of a Snakemake option (`b2g run bogus`):
     Snakemake would stop on them with its whole usage text. Only a word that follows no option can be one;
@@ -322,6 +378,10 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
     extra = [a for i, a in enumerate(args) if a not in PHASES or i in values]
     if len(targets) > 1:
         raise UsageError(f"name at most one phase to run up to, got {', '.join(targets)}")
+    elsewhere = pointing_elsewhere(extra)
+    if elsewhere:
+        raise UsageError(f"{', '.join(elsewhere)} cannot be passed to `b2g run`: b2g chooses the workspace "
+                         "(--workspace), the Snakefile and the output (--json)")
     strays = _strays(args)
     if strays:
         raise UsageError(f"{strays[0]!r} is no phase ({', '.join(PHASES)}) nor the value of a Snakemake option; "
@@ -344,15 +404,19 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
         os.chdir(ws.root)
         try:
             with _last_good(ws, spec):
-                returncode, interrupted = _snakemake(cmd, env, lock_fd, on_line)
+                tail: deque[str] = deque(maxlen=40)
+
+                def heard(line: str) -> None:
+                    tail.append(line)
+                    if on_line is not None:
+                        on_line(line)
+                returncode, interrupted = _snakemake(cmd, env, lock_fd, heard)
                 if interrupted:
                     raise RunInterrupted("the run was interrupted; finished jobs are kept and the last good "
                                          "outputs of the others were put back: `b2g run` resumes (what "
                                          f"Snakemake said as it stopped: {INTERRUPTION_LOG})")
                 if returncode != 0:
-                    raise _job_error() or DataError(
-                        f"Snakemake stopped with exit status {returncode}; its messages are above (stderr) and "
-                        f"in {ws.root}/.snakemake/log/", code="WORKFLOW_FAILED")
+                    raise _job_error() or _failure(returncode, list(tail), ws.root)
         finally:
             os.chdir(previous)
     warnings += [w for w in artifact_warnings(ws, spec) if w not in warnings]

@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
 from .. import registry
 from ..errors import B2GError, DataError
 from ..manifest import read_manifest
@@ -18,6 +21,8 @@ from ..paths import SPEC_FILE
 from ..skips import Skips
 from ..tables import BUNDLE_TABLES, CANDIDATES, CITED, ORIGINS, SCREENING, SEEDS, SIMULATION, SOURCE_REFS, read_table
 from ..temporal.schema import SLICE_TABLES, TREND_TABLES
+from .artifact_schemas import schema_for
+from .artifacts import refuse_constant
 from .preflight import check_spec, external_inputs, read_input
 from .result import Result
 from .workspace import Workspace
@@ -84,13 +89,20 @@ def _artifacts(ws: Workspace, spec: dict, attempt) -> None:
         for relative in registry.flat(job.outputs):
             path = ws.path(relative)
             if relative.endswith(".json") and path.is_file():
-                attempt(relative, lambda path=path: _json(path))
+                attempt(relative, lambda path=path, relative=relative: _json(path, relative))
 
 
-def _json(path: Path) -> None:
+def _json(path: Path, relative: str) -> None:
+    """JSON (NaN and Infinity are not), a manifest that is one, and the shape its readers need."""
     try:
-        json.loads(path.read_text(encoding="utf-8"))
+        found = json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise DataError(f"not valid JSON: {exc}", code="ARTIFACT_CORRUPT") from None
     if path.name == "manifest.json" and read_manifest(path) is None:
         raise DataError("not a bib2graph manifest (inputs and outputs missing)", code="ARTIFACT_CORRUPT")
+    schema = schema_for(relative)
+    error = best_match(Draft202012Validator(schema).iter_errors(found)) if schema else None
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "the top level"
+        raise DataError(f"not the artifact its readers expect: at {where}, {error.message}",
+                        code="ARTIFACT_CORRUPT", details={"place": where})

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import WorkspaceError
+from ..errors import UsageError, WorkspaceError
 from ..paths import SPEC_FILE
 
 
@@ -38,15 +38,25 @@ class Workspace:
 
 def _check(root: Path, source: str) -> Workspace:
     if not (root / SPEC_FILE).exists():   # a folder or an unreadable file there: the spec reader says so
-        hint = f"`b2g init {root}` creates one" if source != "walk-up" else "`b2g init DIR` creates one"
+        inside = next((folder for folder in root.parents if (folder / SPEC_FILE).is_file()), None)
+        hint = (f"it lies inside the workspace {inside}: pass --workspace {inside}" if inside else
+                f"`b2g init {root}` creates one" if source != "walk-up" else "`b2g init DIR` creates one")
         raise WorkspaceError(f"{root} is not a bib2graph workspace (no {SPEC_FILE}); {hint}",
                              code="WORKSPACE_NOT_FOUND")
     return Workspace(root=root, source=source)
 
 
+def named_folder(value: str, what: str) -> Path:
+    """The folder a flag or argument names; an empty one (a script's unset variable) is a usage error,
+    not the current directory."""
+    if not value.strip():
+        raise UsageError(f"{what} is empty; name a folder (is a shell variable unset?)")
+    return Path(value).expanduser().resolve()
+
+
 def resolve(flag: str | None = None, cwd: Path | None = None) -> Workspace:
-    if flag:
-        return _check(Path(flag).expanduser().resolve(), "flag")
+    if flag is not None:
+        return _check(named_folder(flag, "--workspace"), "flag")
     env = os.environ.get("B2G_WORKSPACE")
     if env:
         return _check(Path(env).expanduser().resolve(), "env")
