@@ -96,7 +96,8 @@ def _problem(decision: Decision) -> str | None:
     for name in ("reason", "decided_by", "decided_at"):   # three of them still fit a line (MAX_LINE)
         why = too_long(getattr(decision, name))
         if why:
-            return f"the {name} of {work_id_of(decision.work_id)} {why}"
+            named = "decided_by (from --by, else B2G_USER, else the login name)" if name == "decided_by" else name
+            return f"the {named} of {work_id_of(decision.work_id)} {why}"
     return None
 
 

@@ -55,8 +55,14 @@ def normalize_doi(value: str | None) -> str | None:
         value = _DOI_LABEL.sub("", value, count=1)
         if "/" not in value and "%2f" in value.lower():
             value = unquote(value)
-    value = _TRAILING_TAGS.sub("", value).strip().lower()
+    value = _TRAILING_TAGS.sub("", value).strip().lower().translate(_DASHES)
     return value if value.startswith("10.") else None
+
+
+#: dashes a DOI copied from a PDF or a word processor holds for its hyphen-minus (U+2010 hyphen, U+2011
+#: non-breaking hyphen, U+2012 figure dash, U+2013 en dash, U+2014 em dash, U+2212 minus); registered DOIs
+#: spell it as U+002D
+_DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212"})
 
 
 #: HTML tags after a DOI, as reference managers copy them from web pages ("10.1186/2047-2382-3-19<br />")

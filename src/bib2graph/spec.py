@@ -122,6 +122,10 @@ def part(spec: dict[str, Any], *keys: str) -> str:
 def resolve_path(root: str | Path, value: str) -> Path:
     """A spec path: `bundled:NAME` is shipped with bib2graph; anything else is relative to `root`."""
     if value.startswith("bundled:"):
-        return bundled_data_dir() / value[len("bundled:"):]
+        path = bundled_data_dir() / value[len("bundled:"):]
+        if not path.resolve().is_relative_to(bundled_data_dir().resolve()):
+            raise SpecError(f"{value}: a bundled: path names a file shipped with bib2graph, inside its data "
+                            "folder; name any other file by its own path")
+        return path
     path = Path(value).expanduser()
     return path if path.is_absolute() else Path(root) / path

@@ -435,6 +435,10 @@ def parquet_errors(path: str | os.PathLike[str]):
 
 
 def _checked(df: pd.DataFrame, schema: pa.DataFrameSchema, path) -> pd.DataFrame:
+    missing = [name for name in schema.columns if name not in df.columns]
+    if missing:    # said as such, not as the nulls conforming would put in their place
+        raise DataError(f"artifact {path}: column(s) {', '.join(missing)} missing from table {schema.name!r}; "
+                        "`b2g run` rebuilds it", code="ARTIFACT_CORRUPT", details={"files": [str(path)]})
     try:
         return conform(df, schema)
     except DataError as exc:

@@ -67,6 +67,13 @@ def test_a_folder_inside_a_workspace_points_at_it(tmp_path):
         assert f"pass --workspace {tmp_path / 'ws'}" in call.envelope["error"]["message"]
 
 
+@pytest.mark.parametrize("name", ["-x", "a" * 201, "a/b", ""])
+def test_a_snapshot_name_no_folder_or_command_line_can_hold_is_bad_name(tmp_path, name):
+    assert b2g("init", str(tmp_path / "ws")).returncode == 0
+    call = b2g("snapshot", f"--name={name}", "--json", "--workspace", str(tmp_path / "ws"))
+    assert (call.returncode, call.envelope["error"]["code"]) == (2, "BAD_NAME"), call.stdout
+
+
 def test_init_refuses_to_overwrite(tmp_path):
     assert b2g("init", str(tmp_path)).returncode == 0
     again = b2g("init", str(tmp_path), "--json")

@@ -121,6 +121,8 @@ def test_evidence_of_a_coupling_edge_is_the_references_both_works_share(built_de
     assert (data["source"], data["target"], data["computed"]) == (source, target, "stored")
     assert [d["work_id"] for d in data["documents"]] == sorted(shared) and len(shared) == data["count"] > 5
     assert ok(capsys, built_demo, "evidence", "coupling", source, target) == data
+    # the IDs in the forms inspect and accept take: an OpenAlex URL, a lower-case w
+    assert ok(capsys, built_demo, "evidence", "coupling", f"https://openalex.org/{source}", target.lower()) == data
     pool = table(built_demo, "results/chain/pool/works.parquet").set_index("work_id")
     for doc in data["documents"]:
         if doc["work_id"] in pool.index:

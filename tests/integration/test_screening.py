@@ -47,6 +47,10 @@ def test_the_same_decisions_give_the_same_queue_bytes_and_before_gives_back_what
     _, again = envelope(demo, "queue", "--limit", "30", "--before", seen["works"][0]["work_id"])
     assert again["before"] == seen["works"][0]["work_id"]
     assert {k: v for k, v in again.items() if k != "before"} == {k: v for k, v in seen.items() if k != "before"}
+    doi = pd.read_parquet(demo / "results/chain/pool/works.parquet").set_index("work_id").loc[
+        seen["works"][0]["work_id"], "doi"]
+    _, by_doi = envelope(demo, "queue", "--limit", "30", "--before", f"https://doi.org/{doi.upper()}")
+    assert by_doi["works"] == again["works"]     # the decided work named by its DOI
 
 
 def test_the_simulate_job_writes_curves_summary_and_figure(demo):

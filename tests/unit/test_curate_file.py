@@ -44,6 +44,15 @@ def test_excel_saves_are_read(tmp_path, sep, encoding, newline):
                                                  (4, "W3", "", "")]
 
 
+def test_excels_sep_line_names_the_separator_and_is_no_row(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("sep=;\r\nwork_id;decision;reason\r\nW1;reject;a, b\r\nW2;maybe;\r\n", encoding="utf-8")
+    err = _fails(path, line=4)     # the file's own line numbers: the sep line counts
+    assert [p["line"] for p in err.details["bad_rows"]] == [4]
+    path.write_text("sep=;\nwork_id;decision;reason\nW1;reject;a, b\n", encoding="utf-8")
+    assert _ids(curate_file.read_rows(path)) == [(3, "W1", "reject", "a, b")]
+
+
 def test_rows_shorter_than_the_header_and_trailing_empty_cells_are_fine(tmp_path):
     path = _write(tmp_path / "r.csv", [["W1", "t", "accept"], ["W2", "t", "reject", "why", "", ""], ["W3"]])
     assert _ids(curate_file.read_rows(path)) == [(2, "W1", "accept", ""), (3, "W2", "reject", "why"),

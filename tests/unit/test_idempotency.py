@@ -64,3 +64,11 @@ def test_a_key_in_use_by_a_running_call_starts_nothing(ws):
 def test_a_key_is_short_printable_text(ws, key):
     with pytest.raises(UsageError):
         once(ws, "run", key, {}, lambda: pytest.fail("acted"))
+
+
+def test_one_work_spelled_two_ways_is_one_request():
+    from bib2graph.service.perform import request_of
+
+    spelled = [request_of({"ids": ids, "reason": "x", "json_flag": True}) for ids in
+               (("W1967872727",), ("w1967872727",), ("https://openalex.org/W1967872727",))]
+    assert spelled[0] == spelled[1] == spelled[2] == {"ids": ["W1967872727"], "reason": "x"}

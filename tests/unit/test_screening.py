@@ -177,6 +177,16 @@ def test_a_labels_path_that_is_no_file_is_refused_unread(tmp_path):
         assert caught.value.details["file"] == str(path)
 
 
+@pytest.mark.parametrize("text", ["openalex_id;doi;label_included\nW1;;1\n;10.1/AB;0\n",
+                                  "sep=;\nopenalex_id;doi;label_included\nW1;;1\n;10.1/AB;0\n",
+                                  "openalex_id\tdoi\tlabel_included\nW1\t\t1\n\t10.1/AB\t0\n"])
+def test_labels_saved_by_a_european_excel_or_as_text_are_read(tmp_path, text):
+    path = tmp_path / "labels.csv"
+    path.write_text(text, encoding="utf-8")
+    found = labels.read(path, {"W1", "W2"}, {"10.1/ab": "W2"})
+    assert found.table.to_dict("list") == {"work_id": ["W1", "W2"], "label": [1, 0]}
+
+
 def test_labels_match_by_id_then_doi_and_count_the_rest(tmp_path):
     path = tmp_path / "labels.csv"
     path.write_text("openalex_id,doi,label_included\nhttps://openalex.org/W1,,1\n,10.1/AB,0\nW7,,1\n",

@@ -158,3 +158,12 @@ def test_missing_and_oversized_spec(tmp_path):
     assert info.value.code == "SPEC_MISSING" and "b2g init" in info.value.message
     err = _load_fails(tmp_path, b"# " + b"x" * spec.MAX_SPEC_BYTES + b"\n")
     assert "larger than" in err.message
+
+
+def test_a_bundled_path_stays_inside_the_bundle(tmp_path):
+    from bib2graph.errors import SpecError
+    from bib2graph.spec import resolve_path
+
+    assert resolve_path(tmp_path, "bundled:synergy/Sep_2021/labels.csv").is_file()
+    with pytest.raises(SpecError, match="inside its data folder"):
+        resolve_path(tmp_path, "bundled:../../../../../../../../etc/passwd")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from bib2graph.tables import WORKS, conform, empty, part_schema
 
@@ -53,3 +54,16 @@ def test_the_tables_an_import_reads_back_unchecked_are_the_checked_ones(shared_d
                   "origins": found.origins}
         for name, frame in tables.items():
             pd.testing.assert_frame_equal(frame, conform(frame.copy(), SCHEMAS[name]), obj=f"{paths[0].name} {name}")
+
+
+def test_a_table_missing_a_column_says_so(tmp_path):
+    """Not as the nulls conforming would have put there ("work_id: not_nullable (value nan)")."""
+    from bib2graph.errors import DataError
+    from bib2graph.tables import SEEDS, read_table
+
+    path = tmp_path / "seeds.parquet"
+    pd.DataFrame({"work_id": ["W1"], "other": [1]}).to_parquet(path)
+    with pytest.raises(DataError) as caught:
+        read_table(path, SEEDS)
+    assert caught.value.code == "ARTIFACT_CORRUPT" and "seeded_by missing" in caught.value.message
+    assert "work_id" not in caught.value.message.split("column(s)")[1].split("missing")[0]

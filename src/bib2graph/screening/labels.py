@@ -2,23 +2,22 @@
 
 SYNERGY's labels.csv form: a header naming ``label_included`` and at least one of ``openalex_id``
 (short or URL), ``doi`` (any form) and ``pmid``; one row per screened work, its label 1 (included) or 0.
-Other columns are ignored. A row is matched to a pooled work by its OpenAlex ID, else its DOI, else its
-PMID;
-rows matching no pooled work are counted, not an error (a review's pool may hold part of a record set).
-The file is read strictly: a bad label, a row without an ID, or one work labelled twice differently is a
-DataError (code LABELS_INVALID) naming the file and line.
+Other columns are ignored; cells are separated as a spreadsheet saved them (`,`, `;` or TAB, or as a
+``sep=`` first line says: `delimited.py`). A row is matched to a pooled work by its OpenAlex ID, else its
+DOI, else its PMID; rows matching no pooled work are counted, not an error (a review's pool may hold part
+of a record set). The file is read strictly: a bad label, a row without an ID, or one work labelled twice
+differently is a DataError (code LABELS_INVALID) naming the file and line.
 """
 
 from __future__ import annotations
 
 import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from .. import textio
+from .. import delimited, textio
 from ..errors import DataError
 from ..ids import normalize_doi, normalize_pmid, short_id
 
@@ -64,7 +63,7 @@ def read(path: str | Path, pool_ids: set[str], identifiers: dict[str, str]) -> L
             raise
         raise DataError(f"{exc.message}; name a labels CSV (one row per screened work)", code="LABELS_INVALID",
                         details={**exc.details, "line": 0}) from None
-    reader = csv.reader(io.StringIO(text))
+    reader = delimited.reader(text)
     try:
         return _read_rows(path, reader, pool_ids, identifiers)
     except csv.Error as exc:           # a cell past the csv module's limit, a NUL byte

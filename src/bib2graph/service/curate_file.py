@@ -15,12 +15,11 @@ Only rows whose decision or reason differs from the recorded one are written.
 from __future__ import annotations
 
 import csv
-import io
 from pathlib import Path
 
 import pandas as pd
 
-from .. import curation, query, textio
+from .. import curation, delimited, query, textio
 from ..atomic import write_text
 from ..errors import DataError
 from ..export.csv import frame_text
@@ -30,7 +29,6 @@ from .outputs import user_output
 from .result import Result
 from .workspace import Workspace
 
-DELIMITERS = ("\t", ";", ",")
 ID_COLUMNS = ("work_id", "id", "openalex_id", "doi")
 PROBLEMS = {"cells": "more cells than the header (a delimiter inside an unquoted cell?)",
             "decision": "a decision other than accept, reject or empty",
@@ -80,21 +78,15 @@ def _invalid(path: Path, line: int, message: str, **details) -> DataError:
                      details={"file": str(path), "line": line, **details})
 
 
-def _delimiter(header: str) -> str:
-    """The most frequent of TAB, `;` and `,` in the header line (ties in that order): Excel's "Unicode
-    Text" is tab-separated and European Excel writes `;`-separated CSV."""
-    return max(DELIMITERS, key=header.count)
-
-
-def _columns(path: Path, names: list[str]) -> tuple[int, int, int | None]:
-    """The positions of the ID, decision and reason columns in the header `names`."""
+def _columns(path: Path, names: list[str], line: int) -> tuple[int, int, int | None]:
+    """The positions of the ID, decision and reason columns in the header `names` (on `line`)."""
     key = next((k for k in ID_COLUMNS if k in names), None)
     if key is None or "decision" not in names:
-        raise _invalid(path, 1, "the header needs an ID column (work_id, id, openalex_id or doi) and a decision "
+        raise _invalid(path, line, "the header needs an ID column (work_id, id, openalex_id or doi) and a decision "
                                 f"column; found {', '.join(map(repr, names)) or 'none'}")
     twice = [n for n in (key, "decision", "reason") if names.count(n) > 1]
     if twice:
-        raise _invalid(path, 1, f"the header names {', '.join(twice)} more than once; keep one such column")
+        raise _invalid(path, line, f"the header names {', '.join(twice)} more than once; keep one such column")
     return names.index(key), names.index("decision"), names.index("reason") if "reason" in names else None
 
 
@@ -129,13 +121,13 @@ def _summary(problems: list[dict]) -> str:
 def read_rows(path: Path) -> list[dict[str, str | int]]:
     """The rows of a reviewed CSV; any bad row fails the whole file, and the error lists every bad line."""
     text = textio.read_text(path, max_bytes=curation.MAX_BYTES).replace("\r\n", "\n").replace("\r", "\n")
-    reader = csv.reader(io.StringIO(text), delimiter=_delimiter(text.split("\n", 1)[0]), strict=True)
+    reader = delimited.reader(text, strict=True)
     rows: list[dict[str, str | int]] = []
     problems: list[dict] = []
     end = 0
     try:
         names = [n.strip().lower() for n in next(reader, [])]
-        columns = _columns(path, names)
+        columns = _columns(path, names, max(reader.line_num, 1))
         end = reader.line_num
         for cells in reader:
             line, end = end + 1, reader.line_num  # a quoted cell may span lines: a row starts after the last

@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import query
 from ..errors import DataError
+from ..ids import short_id
 from ..networks.evidence import EVIDENCE_VIA
 from ..spec import resolve_path
 from ..tables import BUNDLE_TABLES, Bundle, empty, read_table
@@ -26,16 +27,25 @@ from .workspace import Workspace
 
 
 def find_edge(folder: Path, kind: str, directed: bool, source: str, target: str) -> dict[str, Any]:
-    """The stored edge between the two nodes (either order unless directed); none is UNKNOWN_EDGE."""
-    pairs = [[source, target]] if directed else [[source, target], [target, source]]
-    found = query.records("SELECT source, target, weight, count FROM read_parquet(?) "
-                          "WHERE list_contains(?, [source, target]) ORDER BY source, target",
-                          [str(folder / "edges.parquet"), pairs])
+    """The stored edge between the two nodes (either order unless directed); none is UNKNOWN_EDGE. The
+    IDs as given first, then in OpenAlex's short form (``https://openalex.org/W1``, ``w1`` → ``W1``), as
+    `inspect` and `accept` read them; a node ID that only looks like one (a term "p53") is found as given."""
+    found = _edges(folder, directed, source, target)
+    short = (short_id(source) or source, short_id(target) or target)
+    if not found and short != (source, target):
+        found = _edges(folder, directed, *short)
     if not found:
         how = f"no arc {source} → {target} (citing → cited)" if directed else f"no edge between {source} and {target}"
         raise DataError(f"the {kind} network has {how}", code="UNKNOWN_EDGE",
                         details={"kind": kind, "source": source, "target": target})
     return found[0]
+
+
+def _edges(folder: Path, directed: bool, source: str, target: str) -> list[dict[str, Any]]:
+    pairs = [[source, target]] if directed else [[source, target], [target, source]]
+    return query.records("SELECT source, target, weight, count FROM read_parquet(?) "
+                         "WHERE list_contains(?, [source, target]) ORDER BY source, target",
+                         [str(folder / "edges.parquet"), pairs])
 
 
 def _stored(folder: Path, kind: str, edge: dict[str, Any]) -> list[str]:

@@ -11,6 +11,7 @@ import sys
 import traceback
 from typing import Any, Callable
 
+from ..curation import work_id_of
 from ..errors import UsageError
 from ..textio import SURROGATE
 from .envelope import failure, success
@@ -20,8 +21,13 @@ from .workspace import Workspace, resolve
 
 
 def request_of(params: dict[str, Any]) -> dict[str, Any]:
-    """The arguments an idempotency key stands for: every parameter but the plumbing, as JSON values."""
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(params.items()) if k not in PLUMBING}
+    """The arguments an idempotency key stands for: every parameter but the plumbing, as JSON values; work
+    IDs in the one form the curation file writes (``w1``, ``https://openalex.org/W1`` and ``W1`` are one
+    request), in the order given."""
+    found = {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(params.items()) if k not in PLUMBING}
+    if isinstance(found.get("ids"), list):
+        found["ids"] = [work_id_of(i) or i if isinstance(i, str) else i for i in found["ids"]]
+    return found
 
 
 def perform(verb: Verb, params: dict[str, Any], on_line: Callable[[str], None] | None = None,

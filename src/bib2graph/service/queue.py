@@ -23,6 +23,7 @@ from ..errors import DataError, UsageError
 from ..paths import CURATION_FILE
 from ..screening import model
 from . import ranking
+from .curate import known_works, resolve_one
 from .result import Result
 from .workspace import Workspace
 
@@ -91,7 +92,8 @@ def screening_queue(ws: Workspace, limit: int = 50, before: str | None = None) -
     spec = ranking.spec(ws)
     decisions = curation.read(ws.path(CURATION_FILE))
     if before is not None:
-        decisions = _decisions_before(decisions, curation.work_id_of(before) or before)
+        named = resolve_one(before, known_works(ws)) or curation.work_id_of(before) or before   # a DOI too
+        decisions = _decisions_before(decisions, named)
     now = ranking.current(ws, decisions)
     ordered, scores, fitted = _ranked(ws, spec, now, limit)
     shown = records(ws, ordered)

@@ -31,9 +31,16 @@ def sealed_files(ws: Workspace, spec: dict) -> list[str]:
     return [SPEC_FILE, CURATION_FILE] + [p for job in jobs for p in registry.flat(job.outputs)]
 
 
+#: the longest snapshot name (UTF-8 bytes): its folder adds a hash, and a file name holds 255 bytes
+MAX_NAME = 200
+
+
 def create(ws: Workspace, name: str, now: str) -> Result:
-    if not name.replace("-", "").replace("_", "").isalnum():
-        raise DataError(f"snapshot name {name!r}: use letters, digits, - and _ only", code="BAD_NAME")
+    if not name.replace("-", "").replace("_", "").isalnum() or not name[0].isalnum() \
+            or len(name.encode("utf-8")) > MAX_NAME:
+        raise DataError(f"snapshot name {name[:MAX_NAME]!r}: use letters, digits, - and _ only, starting with a "
+                        f"letter or digit (a leading - reads as an option), at most {MAX_NAME} bytes",
+                        code="BAD_NAME")
     manifest, created = snapshot.seal(ws.root, name, now, sealed_files(ws, check_spec(ws)))
     warnings = ws.warnings()
     if not created:
