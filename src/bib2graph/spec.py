@@ -74,17 +74,17 @@ def _place(path) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 
 
-def _describe(error: jsonschema.ValidationError) -> tuple[str, str, str]:
-    """(key, place, message) for the most useful reading of one validation error."""
+def _describe(error: jsonschema.ValidationError) -> tuple[str, str, str, tuple]:
+    """(key, place, message, path) for the most useful reading of one validation error."""
     if error.validator == "additionalProperties":
         allowed = sorted((error.schema.get("properties") or {}).keys())
         extra = sorted(set(error.instance) - set(allowed))
         key = extra[0] if extra else "?"
-        place = _place(list(error.absolute_path) + [key])
-        return key, place, (f"unknown key {key!r} at {place}; allowed here: {', '.join(allowed)}")
+        path = (*error.absolute_path, key)
+        return key, _place(path), f"unknown key {key!r} at {_place(path)}; allowed here: {', '.join(allowed)}", path
     key = str(error.absolute_path[-1]) if error.absolute_path else "(spec)"
     place = _place(error.absolute_path)
-    return key, place, f"{place}: {error.message}"
+    return key, place, f"{place}: {error.message}", tuple(error.absolute_path)
 
 
 def validate(spec: Any) -> dict[str, Any]:
@@ -101,17 +101,34 @@ def validate(spec: Any) -> dict[str, Any]:
     errors = sorted(jsonschema.Draft202012Validator(root).iter_errors(filled),
                     key=lambda e: (list(map(str, e.absolute_path)), e.message))
     if errors:
-        key, place, message = _describe(errors[0])
+        key, place, message, at = _describe(errors[0])
         others = [_describe(e)[2] for e in errors[1:5]]
-        raise SpecError("invalid research spec: " + message,
-                        details={"key": key, "place": place, "other_errors": others})
+        error = SpecError("invalid research spec: " + message,
+                          details={"key": key, "place": place, "other_errors": others})
+        error.at = at
+        raise error
     return filled
 
 
 def load(path: str | Path, where: str | None = None) -> dict[str, Any]:
     """Read, fill and validate the spec file at `path` (read strictly: bib2graph.yamlfile); messages
-    name it `where` (default: the path)."""
-    return validate(read_mapping(path, MAX_SPEC_BYTES, where))
+    name it `where` (default: the path) and the line of the value they are about (`file:line:`)."""
+    lines: dict[tuple, int] = {}
+    mapping = read_mapping(path, MAX_SPEC_BYTES, where, lines)
+    try:
+        return validate(mapping)
+    except SpecError as exc:
+        raise _located(exc, str(where or path), lines) from None
+
+
+def _located(error: SpecError, where: str, lines: dict[tuple, int]) -> SpecError:
+    """`error` with the file and the line of the value it is about, or of the nearest enclosing key the
+    file holds (a required key that is missing is missing from its section)."""
+    at = getattr(error, "at", ())
+    line = next((lines[at[:n]] for n in range(len(at), 0, -1) if at[:n] in lines), None)
+    if line is None:
+        return error
+    return SpecError(f"{where}:{line}: {error.message}", details={**error.details, "file": where, "line": line})
 
 
 def part(spec: dict[str, Any], *keys: str) -> str:

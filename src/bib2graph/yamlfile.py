@@ -119,8 +119,22 @@ def _syntax_error(where: str | Path, text: str, exc: yaml.YAMLError) -> SpecErro
     return _error(where, line, f"not valid YAML at line {line}, column {column}: {problem}")
 
 
-def _mapping(loader: _StrictLoader, where: str | Path) -> dict[str, Any]:
-    """The single document `loader` holds, which must be a mapping."""
+def _lines(node: yaml.Node, at: tuple, out: dict[tuple, int]) -> None:
+    """The line of every value under `node` (at path `at`: mapping keys, sequence indices): a key's own
+    line for a mapping's value, so that a message about `chain.depth` points at `depth:`."""
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value in node.value:
+            path = (*at, key_node.value)
+            out[path] = key_node.start_mark.line + 1
+            _lines(value, path, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            out[(*at, index)] = item.start_mark.line + 1
+            _lines(item, (*at, index), out)
+
+
+def _mapping(loader: _StrictLoader, where: str | Path, lines: dict[tuple, int] | None) -> dict[str, Any]:
+    """The single document `loader` holds, which must be a mapping; `lines` gets its values' lines."""
     try:
         node = loader.get_single_node()
         if node is None:
@@ -129,17 +143,21 @@ def _mapping(loader: _StrictLoader, where: str | Path) -> dict[str, Any]:
         if not isinstance(node, yaml.MappingNode):
             raise _error(where, node.start_mark.line + 1, "a research spec is a mapping of keys to values "
                                                           "(`key: value` lines), not a single value or a list")
+        if lines is not None:
+            _lines(node, (), lines)
         return loader.construct_document(node)
     finally:
         loader.dispose()
 
 
-def read_mapping(path: str | Path, max_bytes: int, where: str | Path | None = None) -> dict[str, Any]:
-    """The mapping at the top of the YAML file `path`; `where` names it in messages (default: the path)."""
+def read_mapping(path: str | Path, max_bytes: int, where: str | Path | None = None,
+                 lines: dict[tuple, int] | None = None) -> dict[str, Any]:
+    """The mapping at the top of the YAML file `path`; `where` names it in messages (default: the path).
+    `lines`, when given, gets the line of every value by its path (`_lines`)."""
     path = Path(path)
     where = where or path
     text = _read(path, where, max_bytes)
     try:
-        return _mapping(_StrictLoader(text, where), where)
+        return _mapping(_StrictLoader(text, where), where, lines)
     except yaml.YAMLError as exc:
         raise _syntax_error(where, text, exc) from None

@@ -167,3 +167,20 @@ def test_a_bundled_path_stays_inside_the_bundle(tmp_path):
     assert resolve_path(tmp_path, "bundled:synergy/Sep_2021/labels.csv").is_file()
     with pytest.raises(SpecError, match="inside its data folder"):
         resolve_path(tmp_path, "bundled:../../../../../../../../etc/passwd")
+
+
+@pytest.mark.parametrize("text, line, place", [
+    ("name: x\nchain:\n  direction: both\n  depth: one\n", 4, "chain.depth"),
+    ("name: x\nnetworks:\n  coupling: {}\n  cupling: {}\n", 4, "networks.cupling"),
+    ("name: x\nseed:\n  dois:\n    - 10.1/a\n    - 7\n", 5, "seed.dois.1"),
+    ("name: x\nchain:\n  direction: sideways\n", 3, "chain.direction"),
+])
+def test_a_schema_error_names_the_file_and_the_line(tmp_path, text, line, place):
+    """The contract's "Files people edit": `path:line: …`, with details.file and details.line."""
+    path = tmp_path / "research.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SpecError) as info:
+        spec.load(path, "config/research.yaml")
+    err = info.value
+    assert err.message.startswith(f"config/research.yaml:{line}: invalid research spec"), err.message
+    assert (err.details["file"], err.details["line"], err.details["place"]) == ("config/research.yaml", line, place)

@@ -73,8 +73,9 @@ def validate_workspace(ws: Workspace) -> Result:
         warnings += skips.warnings()
         _artifacts(ws, spec, attempt)
     if problems:
-        raise DataError(f"{len(problems)} problem(s): " + "; ".join(f"{p['path']}: {p['message']}"
-                                                                    for p in problems[:3]),
+        raise DataError(f"{len(problems)} problem(s): " + "; ".join(
+            p["message"] if p["message"].startswith(p["path"]) else f"{p['path']}: {p['message']}"
+            for p in problems[:3]),
                         code="VALIDATION_FAILED", details={"problems": problems})
     return Result(data={"workspace": ws.describe(), "checked": checked, "problems": []}, warnings=warnings)
 
