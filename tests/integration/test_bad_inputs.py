@@ -221,6 +221,8 @@ CASES = [
          ["data/gone.zip", "source.files.0"]),
     Case("source-file-a-folder", spec_edit(nested("source", files=["config"])), "FILE_INVALID", 2,
          ["config", "source.files.0", "is a folder"]),
+    Case("validate-source-file-a-folder", spec_edit(nested("source", files=["config"]), "validate"),
+         "VALIDATION_FAILED", 2, ["config", "source.files.0", "is a folder"]),
     Case("seed-file-missing", spec_edit(nested("seed", files=["seeds.bib"])), "FILE_MISSING", 2,
          ["seeds.bib", "seed.files.0"]),
     Case("thesaurus-missing", thesaurus(None), "FILE_MISSING", 2, ["config/thesaurus.tsv"]),

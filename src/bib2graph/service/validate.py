@@ -65,7 +65,10 @@ def validate_workspace(ws: Workspace) -> Result:
     if spec is not None:
         skips = Skips(strict=bool(spec["strict"]))
         for item in external_inputs(ws, spec):
-            if not item.path.is_file():
+            if item.path.is_dir():     # as `run` and `status` say it (preflight.check_present)
+                problems.append({"path": item.name, "code": "FILE_INVALID",
+                                 "message": f"{item.name} ({item.place}) is a folder; name the files in it, one by one"})
+            elif not item.path.is_file():
                 problems.append({"path": item.name, "code": "FILE_MISSING",
                                  "message": f"{item.name} ({item.place}) does not exist"})
             else:
