@@ -127,7 +127,7 @@ def test_out_never_overwrites_what_the_workspace_keeps_or_the_call_reads(tmp_pat
              ("simulate", "--labels", str(labels), "--out", "config/curation.tsv"),
              ("simulate", "--labels", str(labels), "--out", str(labels))]
     for call in calls:
-        answer = b2g(*call, "--json", "--workspace", str(root))
+        answer = b2g(*call, "--json", "--workspace", str(root), cwd=root)   # a relative --out: from the cwd
         assert answer.returncode == 1 and answer.envelope["error"]["code"] == "USAGE_ERROR", (call, answer.stdout)
         assert "--out" in answer.envelope["error"]["message"]
     assert {p: p.read_bytes() for p in (root / "config").iterdir() if p.is_file()} == config

@@ -81,3 +81,18 @@ def test_the_simulate_job_writes_curves_summary_and_figure(demo):
     assert ran_jobs(again.stderr) == set()
     checked = b2g("validate", "--json", "--workspace", str(demo)).envelope   # the summary has its schema's shape
     assert checked["ok"] and "results/screening/simulation.json" in {c["path"] for c in checked["data"]["checked"]}
+
+
+def test_simulate_reads_and_writes_files_named_relative_to_the_current_directory(demo, tmp_path):
+    """As `curate apply FILE` and `curate dump --out` do: a script in its own folder names its files."""
+    from bib2graph.paths import bundled_data_dir
+
+    here = tmp_path / "elsewhere"
+    (here / "lab").mkdir(parents=True)
+    (here / "lab/labels.csv").write_bytes((bundled_data_dir() / LABELS.split(":", 1)[1]).read_bytes())
+    done = b2g("simulate", "--labels", "lab/labels.csv", "--seed", "0", "--out", "out/curves.parquet", "--json",
+               "--workspace", str(demo), cwd=here)
+    env = json.loads(done.stdout)
+    assert env["ok"], env["error"]
+    assert env["data"]["table"] == str(here / "out/curves.parquet") and (here / "out/curves.parquet").is_file()
+    assert env["data"]["labels"]["file"] == "lab/labels.csv" and not (demo / "out").exists()

@@ -26,10 +26,9 @@ OUT = "results/simulations"
 
 
 def _table_path(ws: Workspace, labels: Path, out: str | None) -> Path:
-    if out:
-        path = Path(out).expanduser()
-        return path if path.is_absolute() else ws.root / path
-    return ws.path(f"{OUT}/{labels.stem}.parquet")
+    """--out as the user wrote it (relative to the current directory, as every option's file is), else
+    the default under the workspace."""
+    return Path(out).expanduser().absolute() if out else ws.path(f"{OUT}/{labels.stem}.parquet")
 
 
 def run_simulation(ws: Workspace, labels: str | None, priors: int | None, seeds: tuple[int, ...] | list[int],
@@ -41,7 +40,10 @@ def run_simulation(ws: Workspace, labels: str | None, priors: int | None, seeds:
     if not named:
         raise UsageError("no labels to replay: pass --labels FILE (SYNERGY's labels.csv form) or set "
                          "screening.simulation.labels in the spec")
-    path = resolve_path(ws.root, named)
+    # --labels as the user wrote it (relative to the current directory, as `curate apply FILE` reads);
+    # the spec's screening.simulation.labels, like every spec path, relative to the workspace
+    path = Path(labels).expanduser().absolute() if labels and not labels.startswith("bundled:") \
+        else resolve_path(ws.root, named)
     priors = priors if priors is not None else section["priors"]
     seeds = sorted(set(seeds)) if seeds else list(section["seeds"])
     if priors < 1 or any(s < 0 for s in seeds):

@@ -209,14 +209,15 @@ VERBS: dict[str, Verb] = {verb.name: verb for verb in (
                      "The labelled works the pool holds are screened as the queue would order them, from prior "
                      "decisions\ndrawn with each seed; the model and the stopping rule are the spec's "
                      "(screening.model, .stopping).",
-         (opt("--labels", metavar="FILE", help="A labels file (openalex_id or doi, label_included); default: "
-                                                "screening.simulation.labels."),
+         (opt("--labels", metavar="FILE", help="A labels file (openalex_id or doi, label_included), relative to "
+                                                "the current directory; default: screening.simulation.labels."),
           opt("--priors", type="int", min=1, max=100,
               help="Prior includes and excludes drawn, each (default: screening.simulation.priors)."),
           opt("--seed", name="seeds", type="int", min=0, multiple=True,
               help="One replay per seed, repeatable (default: screening.simulation.seeds)."),
           opt("--out", metavar="FILE",
-              help="The curves' Parquet table (default: results/simulations/<labels stem>.parquet).")),
+              help="The curves' Parquet table, relative to the current directory (default: "
+                   "results/simulations/<labels stem>.parquet in the workspace).")),
          lambda ws, p, on_line: service("simulate", "run_simulation")(ws, p["labels"], p["priors"], p["seeds"],
                                                                       p["out"], on_line),
          keyed=True, long=True),
