@@ -165,3 +165,14 @@ def test_reject_verb_without_a_reason_records_nothing(ws):
     with pytest.raises(DataError) as info:  # the file layer refuses it too, whoever calls it
         curation.record(tsv, [curation.Decision("W1", "reject", "\n", "ana", "t1")])
     assert info.value.code == "CURATION_INVALID" and tsv.read_bytes() == before
+
+
+def test_a_row_cut_off_by_a_bare_line_break_is_said_not_dropped_silently(ws, tmp_path):
+    """A bare CR inside an unquoted reason ends the row there: its rest comes as a row of its own, with no
+    decision and no ID, which is left out; the answer says so (the reason it cut is the user's to fix)."""
+    path = tmp_path / "r.csv"
+    path.write_bytes(b"work_id,decision,reason\nW1,reject,line1\rline2\nW2,,\n")
+    result = curate_file.apply(ws, str(path), "ana", "2024-01-01")
+    assert result.data["applied"] == ["W1"]
+    assert [w for w in result.warnings if "'line2' is no work ID" in w and w.startswith("line 3:")]
+    assert not [w for w in result.warnings if "'W2'" in w]        # an undecided row is no stray

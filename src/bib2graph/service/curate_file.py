@@ -23,6 +23,7 @@ from .. import curation, delimited, query, textio
 from ..atomic import write_text
 from ..errors import DataError
 from ..export.csv import frame_text
+from ..ids import normalize_doi, normalize_pmid
 from ..paths import CURATION_FILE
 from .curate import Known, known_works, resolve_one
 from .outputs import user_output
@@ -170,9 +171,15 @@ def _decided(path: Path, rows: list[dict],
     return decided, unknown
 
 
+def _no_id(cell: str) -> bool:
+    """A cell with text that names no work in any form a row may: not an empty cell (an undecided row)."""
+    return bool(cell.strip()) and not (curation.work_id_of(cell) or normalize_doi(cell) or normalize_pmid(cell))
+
+
 def apply(ws: Workspace, file: str, who: str, when: str) -> Result:
     path = Path(file)
-    rows = [r for r in read_rows(path) if r["decision"]]
+    every = read_rows(path)
+    rows = [r for r in every if r["decision"]]
     decided, unknown = _decided(path, rows, known_works(ws))
     recorded = curation.read(ws.path(CURATION_FILE))
     new, unchanged = [], 0
@@ -184,6 +191,8 @@ def apply(ws: Workspace, file: str, who: str, when: str) -> Result:
         new.append(curation.Decision(work_id, row["decision"], row["reason"], who, when))
     if new:
         curation.record(ws.path(CURATION_FILE), new, most=MAX_ROWS)
-    warnings = ws.warnings() + [f"line {u['line']}: {u['id']!r} names no pooled work" for u in unknown]
+    warnings = ws.warnings() + [f"line {u['line']}: {u['id']!r} names no pooled work" for u in unknown] + [
+        f"line {r['line']}: {r['id'][:80]!r} is no work ID and the row has no decision, so it was left out (a line "
+        "break inside an unquoted reason on the line before?)" for r in every if not r["decision"] and _no_id(r["id"])]
     return Result(data={"workspace": ws.describe(), "applied": sorted(d.work_id for d in new),
                         "unchanged": unchanged, "unknown": unknown, "next": "b2g run"}, warnings=warnings)
