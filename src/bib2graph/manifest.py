@@ -111,6 +111,10 @@ def changed_files(root: Path, job: str, manifest: dict[str, Any]) -> list[str]:
         known = cache.get(name)
         if isinstance(known, list) and known[1:] == _stat(file) and known[0] == digest:
             continue
-        if sha256_file(file) != digest:
+        try:
+            same = sha256_file(file) == digest
+        except OSError:    # unreadable now: not known to be the same, and its reader says why (status warns)
+            same = False
+        if not same:
             changed.append(name)
     return changed

@@ -361,3 +361,32 @@ def test_bad_input_is_a_typed_error_that_loses_nothing(case, sealed, tmp_path):
 def test_the_table_is_wide():
     assert len(CASES) >= 40
     assert {c.exit for c in CASES} >= {2, 5}
+
+
+def test_an_unreadable_curation_file_is_said_by_every_verb(sealed, tmp_path):
+    """status said PERMISSION_DENIED (exit 5, from the drift check's hashing) where queue said
+    FILE_UNREADABLE (exit 2): now status answers with the work it shows stale and warns, as for a broken
+    curation file, and the verbs that need the decisions stop. Root reads any file, so as root b2g runs
+    without the capabilities that let it (setpriv, util-linux)."""
+    import shutil
+    import subprocess
+    import sys
+
+    ws = copy_workspace(sealed, tmp_path / "review")
+    curation = ws / CURATION
+    curation.write_text(curation.read_text(encoding="utf-8"), encoding="utf-8")   # new times: it is hashed
+    curation.chmod(0)
+    drop = [] if os.geteuid() else [shutil.which("setpriv"), "--bounding-set", "-dac_override,-dac_read_search",
+                                    "--inh-caps", "-dac_override,-dac_read_search"]
+
+    def call(verb: str) -> tuple[int, dict]:
+        done = subprocess.run([*drop, sys.executable, "-m", "bib2graph", verb, "--json", "--workspace", str(ws)],
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        assert "Traceback" not in done.stderr
+        return done.returncode, json.loads(done.stdout)
+
+    code, status = call("status")
+    assert code == 0 and "corpus" in status["data"]["pending_jobs"]
+    assert any(str(curation) in w and "cannot be read" in w for w in status["warnings"]), status["warnings"]
+    code, queue = call("queue")
+    assert (code, queue["error"]["code"]) == (2, "FILE_UNREADABLE") and str(curation) in queue["error"]["message"]
