@@ -71,7 +71,8 @@ def test_a_word_that_is_no_phase_nor_an_option_value_is_a_usage_error(tmp_path):
 
 @pytest.mark.parametrize("args", [["-w/tmp/x"], ["--workspace=/tmp/x"], ["-d/tmp/x"], ["--dir=/tmp/x"],
                                   ["--snake", "/x"], ["-nd/tmp/x"], ["-s/x"], ["--cores", "1", "--direct", "/x"],
-                                  ["--", "-d/tmp/x"]])
+                                  ["--", "-d/tmp/x"], ["--di=/tmp/x"], ["--sn=x"],
+                                  ["--cores", "x", "--direc=/tmp/x"], ["--set-threads", "bad", "-nd/x"]])
 def test_a_run_started_by_the_api_or_mcp_cannot_be_pointed_elsewhere(args):
     """Whole words were matched: `-w/x` (Click's joined value), `--dir` and `--snake` (Snakemake's
     abbreviations) and `-nd/x` (grouped short flags) pointed the server's run at another folder."""
@@ -85,5 +86,6 @@ def test_a_run_started_by_the_api_or_mcp_cannot_be_pointed_elsewhere(args):
 def test_a_run_started_by_the_api_keeps_its_snakemake_options():
     from bib2graph.service.jobs import check_request
 
-    for args in (["--cores", "2"], ["-np"], ["--forcerun", "network", "clusters"], ["--wait-for-files", "x"], []):
-        assert check_request("seed", args) == ["seed", *args]
+    for args in (["--cores", "2"], ["-np"], ["--forcerun", "network", "clusters"], ["--wait-for-files", "x"], [],
+                 ["--cores", "x", "--dry-run"], ["--set-threads", "bad", "-n"], ["-Cdir=s"], ["--dry-run"]):
+        assert check_request("seed", args) == ["seed", *args]   # a bad value is Snakemake's to refuse

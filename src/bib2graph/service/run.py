@@ -86,8 +86,8 @@ def _failure(returncode: int, tail: list[str], root: Path) -> B2GError:
     said = next((i for i in range(len(lines) - 1, -1, -1) if _SAID.search(lines[i])), None)
     reason = ""
     if said is not None:
-        reason = lines[said] + (f" {lines[said + 1]}" if lines[said].endswith(("Exception:", "Error:"))
-                                and said + 1 < len(lines) else "")
+        reason = lines[said] + (f" {lines[said + 1]}" if lines[said].endswith(":") and said + 1 < len(lines)
+                                else "")
         reason = reason if len(reason) <= 400 else reason[:400] + "…"
     if said is not None and (returncode == 2 or _REFUSED.search(lines[said])):
         return UsageError(f"Snakemake refused the run's arguments: {reason} (`b2g run [PHASE] [SNAKEMAKE "
@@ -305,33 +305,41 @@ def _option_values(args: list[str]) -> set[int]:
 
 # Arguments that would point Snakemake at another workspace or Snakefile, or change what it prints.
 _RESERVED = ("-w", "--workspace", "--json", "--directory", "-d", "--snakefile", "-s")
+_ELSEWHERE = ("--directory", "--snakefile")
+_SHORT = re.compile(r"-([A-Za-z]*)")
 
 
 def pointing_elsewhere(args: list[str]) -> list[str]:
     """The arguments of `args` b2g cannot pass to Snakemake: another directory (the run lock is this
-    workspace's), another Snakefile, b2g's own flags. Besides the spellings `_RESERVED` names, an
-    abbreviation (`--dir`, `--snake`) or a value joined to a short flag (`-d/x`, `-nd/x`) is found by
-    asking Snakemake's parser, only when an argument could be one (importing it takes a second)."""
-    named = [a for a in args if a.split("=", 1)[0] in _RESERVED or a.startswith("-w")]
-    if named:
-        return named
-    if not any(a.startswith(("--d", "--s")) or (a.startswith("-") and not a.startswith("--")
-                                                 and ("d" in a or "s" in a)) for a in args):
-        return []
+    workspace's), another Snakefile, b2g's own flags; in every spelling Snakemake's parser reads as one
+    (`_elsewhere`)."""
+    return [a for a in args if _elsewhere(a)]
+
+
+def _elsewhere(arg: str) -> bool:
+    """Whether Snakemake would read `arg` as a directory or a Snakefile: a reserved spelling; any
+    abbreviation of --directory or --snakefile (argparse takes a unique prefix: `--di=/x`; an ambiguous
+    one Snakemake refuses anyway); a cluster of short flags holding -d or -s (`-nd/x`), asked of the parser
+    itself, which reads `-Cd=1` as a config value; what it cannot read is refused."""
+    name = arg.split("=", 1)[0]
+    if name in _RESERVED or arg.startswith("-w"):
+        return True
+    if name.startswith("--"):
+        return len(name) > 2 and any(full.startswith(name) for full in _ELSEWHERE)
+    letters = _SHORT.match(arg).group(1) if arg.startswith("-") else ""
+    if not {"d", "s"} & set(letters):
+        return False
     import argparse
 
-    from snakemake.cli import get_argument_parser
+    from snakemake.cli import get_argument_parser   # imported only here: it takes a second
 
     parser = get_argument_parser()
     parser.exit_on_error = False
-    try:   # without "--": Click drops it before the arguments reach Snakemake, so what follows is options
-        known, _ = parser.parse_known_args([a for a in args if a != "--"])
-    except (argparse.ArgumentError, SystemExit):   # Snakemake will say what is wrong with them
-        return []
-    if known.directory is None and known.snakefile is None:
-        return []
-    return [a for a in args if a.startswith("-") and not a.startswith("--")
-            or a.split("=", 1)[0].startswith(("--dir", "--sn"))]
+    try:
+        known, _ = parser.parse_known_args([arg])
+    except (argparse.ArgumentError, SystemExit, Exception):   # its own types raise CliException, ValueError
+        return True
+    return known.directory is not None or known.snakefile is not None
 
 
 def _strays(args: list[str]) -> list[str]:
