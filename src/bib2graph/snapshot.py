@@ -1,8 +1,10 @@
 """Sealed snapshots of a review: `results/snapshots/<id>/`, never overwritten.
 
 A snapshot holds the spec, the curation file and every artifact from seeds to networks and the
-report (the service names them from the registry and checks they are current), plus `manifest.json`: the hash of each sealed file, the OpenAlex data dates, the package and
-dependency versions and the counts. Its ID is `<name>-<first 12 hex of the hash of its content>`, so
+report (the service names them from the registry and checks they are current), plus `manifest.json`:
+the hash of each sealed file, the OpenAlex data dates, the package and dependency versions and the
+counts. Snapshots are shared and committed, so what is read from one is checked: its manifest's shape,
+the sealed files a diff reads, and every file a restore copies against the hash it sealed. Its ID is `<name>-<first 12 hex of the hash of its content>`, so
 sealing the same state twice finds the existing snapshot instead of writing a second one.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from . import __version__, query
@@ -58,7 +60,7 @@ def seal(root: Path, name: str, now: str, sealed: list[str]) -> tuple[dict[str, 
     snap_id = f"{name}-{digest[:12]}"
     target = root / SNAPSHOTS / snap_id
     if (target / "manifest.json").is_file():
-        return json.loads((target / "manifest.json").read_text(encoding="utf-8")), False
+        return read_manifest(target / "manifest.json"), False
     staging = root / SNAPSHOTS / f".{snap_id}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     try:
@@ -84,46 +86,97 @@ def _stage(root: Path, staging: Path, files: dict[str, str], snap_id: str, name:
 
 def manifest_of(root: Path, snap_id: str) -> dict[str, Any]:
     path = root / SNAPSHOTS / snap_id / "manifest.json"
-    if not path.is_file():
-        known = ", ".join(m["id"] for m in list_snapshots(root)) or "none"
+    if not path.is_file() or snap_id in ("", ".", "..") or "/" in snap_id or "\\" in snap_id:
+        known = ", ".join(m["id"] for m in list_snapshots(root)[0]) or "none"
         raise DataError(f"no snapshot {snap_id!r} (known: {known})", code="UNKNOWN_SNAPSHOT")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_manifest(path)
 
 
-def list_snapshots(root: Path) -> list[dict[str, Any]]:
+def read_manifest(path: Path) -> dict[str, Any]:
+    """A snapshot's manifest, or ARTIFACT_CORRUPT naming it: not JSON, not of a manifest's shape, or naming
+    a sealed file outside its snapshot (`config/../../x`: a restore would write there)."""
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise _damaged(path, f"cannot be read as JSON ({exc})") from None
+    problem = _manifest_problem(found)
+    if problem:
+        raise _damaged(path, problem)
+    return found
+
+
+def _manifest_problem(found: Any) -> str | None:
+    if not isinstance(found, dict):
+        return f"holds {type(found).__name__}, not a manifest"
+    for key, kind in (("id", str), ("name", str), ("sealed_at", str), ("files", dict), ("counts", dict)):
+        if not isinstance(found.get(key), kind):
+            return f"its {key!r} is missing or not a {kind.__name__}"
+    if not isinstance(found["counts"].get("networks"), dict):
+        return "its counts.networks is missing or not a mapping"
+    for relative, digest in found["files"].items():
+        parts = PurePosixPath(relative).parts
+        if PurePosixPath(relative).is_absolute() or ".." in parts or not parts or not isinstance(digest, str):
+            return f"it names {relative!r}, no file inside the snapshot"
+    return None
+
+
+def _damaged(path: Path, why: str) -> DataError:
+    return DataError(f"snapshot manifest {path} {why}; the snapshot was damaged or edited (seal a new one with "
+                     "`b2g snapshot`)", code="ARTIFACT_CORRUPT", details={"files": [str(path)]})
+
+
+def list_snapshots(root: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """(the snapshots, by seal time; the messages of those whose manifest is damaged, which are left out)."""
     folder = root / SNAPSHOTS
-    found = []
+    found, damaged = [], []
     for path in sorted(folder.glob("*/manifest.json")) if folder.is_dir() else []:
-        m = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            m = read_manifest(path)
+        except DataError as exc:
+            damaged.append(exc.message)
+            continue
         found.append({k: m[k] for k in ("id", "name", "sealed_at", "counts")})
-    return sorted(found, key=lambda m: (m["sealed_at"], m["id"]))
+    return sorted(found, key=lambda m: (m["sealed_at"], m["id"])), damaged
 
 
-def _corpus_ids(folder: Path) -> set[str]:
-    path = folder / "results/corpus/works.parquet"
-    return query.column(path, "work_id") if path.is_file() else set()
+def _sealed(folder: Path, manifest: dict[str, Any], relative: str) -> Path | None:
+    """The sealed file `relative` of a snapshot, None when it sealed no such file; ARTIFACT_CORRUPT when
+    it did and the file is gone (a diff would otherwise count every work as added)."""
+    if relative not in manifest["files"]:
+        return None
+    path = folder / relative
+    if not path.is_file():
+        raise DataError(f"snapshot {manifest['id']} sealed {relative} but {path} is missing; the snapshot was "
+                        "damaged", code="ARTIFACT_CORRUPT", details={"files": [str(path)]})
+    return path
 
 
-def _decisions(folder: Path) -> dict[str, str]:
+def _corpus_ids(folder: Path, manifest: dict[str, Any]) -> set[str]:
+    path = _sealed(folder, manifest, "results/corpus/works.parquet")
+    return query.column(path, "work_id") if path else set()
+
+
+def _decisions(folder: Path, manifest: dict[str, Any]) -> dict[str, str]:
     from .curation import read
 
-    return {k: d.decision for k, d in read(folder / "config/curation.tsv").items()}
+    path = _sealed(folder, manifest, "config/curation.tsv")
+    return {k: d.decision for k, d in read(path).items()} if path else {}
 
 
 def diff(root: Path, a: str, b: str) -> dict[str, Any]:
     """What changed from snapshot `a` to snapshot `b`: works, decisions, network sizes and clusters."""
     ma, mb = manifest_of(root, a), manifest_of(root, b)
     fa, fb = root / SNAPSHOTS / a, root / SNAPSHOTS / b
-    wa, wb = _corpus_ids(fa), _corpus_ids(fb)
-    da, db = _decisions(fa), _decisions(fb)
+    wa, wb = _corpus_ids(fa, ma), _corpus_ids(fb, mb)
+    da, db = _decisions(fa, ma), _decisions(fb, mb)
     changed = sorted(k for k in set(da) | set(db) if da.get(k) != db.get(k))
     nets = {}
     for kind in sorted(set(ma["counts"]["networks"]) | set(mb["counts"]["networks"])):
-        x, y = ma["counts"]["networks"].get(kind, {}), mb["counts"]["networks"].get(kind, {})
+        x, y = ma["counts"]["networks"].get(kind) or {}, mb["counts"]["networks"].get(kind) or {}
         nets[kind] = {field: {"from": x.get(field), "to": y.get(field)} for field in ("nodes", "edges", "clusters")}
     return {"from": a, "to": b, "works_added": sorted(wb - wa), "works_removed": sorted(wa - wb),
             "decisions_changed": [{"work_id": k, "from": da.get(k), "to": db.get(k)} for k in changed],
-            "spec_changed": ma["spec_hash"] != mb["spec_hash"], "networks": nets}
+            "spec_changed": ma.get("spec_hash") != mb.get("spec_hash"), "networks": nets}
 
 
 def network_files(folder: Path) -> dict[str, str]:
@@ -135,12 +188,29 @@ def network_files(folder: Path) -> dict[str, str]:
 
 def prepare_restore(root: Path, snap_id: str, into: Path) -> dict[str, Any]:
     """A new workspace at `into` holding the snapshot's spec, curation, seeds and pool (no network needed):
-    running its workflow rebuilds corpus and networks from the sealed data alone."""
+    running its workflow rebuilds corpus and networks from the sealed data alone. Each file is checked
+    against the hash its manifest sealed before anything is written, and the workspace appears whole
+    or not at all (a damaged snapshot leaves no half-restored folder behind)."""
     manifest = manifest_of(root, snap_id)
-    if into.exists() and any(into.iterdir()):
+    if into.exists() and (not into.is_dir() or any(into.iterdir())):
         raise DataError(f"{into} is not empty; restore into a new folder", code="WORKSPACE_EXISTS")
     source = root / SNAPSHOTS / snap_id
-    for relative in manifest["files"]:
-        if relative.startswith(("config/", "results/seed/", "results/chain/")):
-            copy_file(source / relative, into / relative)
+    wanted = sorted(r for r in manifest["files"] if r.startswith(("config/", "results/seed/", "results/chain/")))
+    for relative in wanted:
+        path = source / relative
+        if not path.is_file() or sha256_file(path) != manifest["files"][relative]:
+            raise DataError(f"snapshot {snap_id}: {relative} is {'missing' if not path.is_file() else 'not what it sealed'}"
+                            f" (its hash differs from the manifest's); the snapshot was damaged or edited",
+                            code="ARTIFACT_CORRUPT", details={"files": [str(path)]})
+    staging = into.parent / f".{into.name}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        for relative in wanted:
+            copy_file(source / relative, staging / relative)
+        if into.exists():
+            into.rmdir()            # empty: checked above
+        staging.rename(into)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     return manifest

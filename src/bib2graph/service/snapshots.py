@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Callable
 
@@ -51,8 +52,9 @@ def create(ws: Workspace, name: str, now: str) -> Result:
 
 
 def listing(ws: Workspace) -> Result:
-    return Result(data={"workspace": ws.describe(), "snapshots": snapshot.list_snapshots(ws.root)},
-                  warnings=ws.warnings())
+    found, damaged = snapshot.list_snapshots(ws.root)
+    return Result(data={"workspace": ws.describe(), "snapshots": found},
+                  warnings=ws.warnings() + [f"left out: {why}" for why in damaged])
 
 
 def compare(ws: Workspace, a: str, b: str) -> Result:
@@ -65,7 +67,11 @@ def restore(ws: Workspace, snap_id: str, into: str | None, on_line: Callable[[st
     target = Path(into).expanduser().resolve() if into else ws.path(f"results/restored/{snap_id}")
     snapshot.prepare_restore(ws.root, snap_id, target)
     restored = Workspace(root=target, source="flag")
-    run_workflow(restored, ["networks", "--rerun-triggers", "mtime"], check_inputs=False, on_line=on_line)
+    try:
+        run_workflow(restored, ["networks", "--rerun-triggers", "mtime"], check_inputs=False, on_line=on_line)
+    except BaseException:     # a restore that could not rebuild leaves nothing behind: a retry starts afresh
+        shutil.rmtree(target, ignore_errors=True)
+        raise
     sealed = snapshot.network_files(ws.path(str(snapshot.SNAPSHOTS / snap_id)))
     rebuilt = snapshot.network_files(target)
     differing = sorted(k for k in set(sealed) | set(rebuilt) if sealed.get(k) != rebuilt.get(k))
