@@ -141,3 +141,34 @@ def test_it_listens_on_loopback_only(reads):
             assert refused.value.errno == errno.ECONNREFUSED, target
     with socket.create_connection(("127.0.0.1", reads.port), timeout=10):
         pass                                                    # while loopback answers
+
+
+def test_a_path_no_file_system_holds_is_the_app_not_a_500(reads):
+    """A NUL in the path, or a name longer than a file name may be: ValueError and OSError came out of the
+    file lookup as 500 with a plain-text body."""
+    with reads.client() as client:
+        for path in ("/a%00b", "/" + "a" * 300, "/assets/" + "b" * 300):
+            response = client.get(path)
+            assert response.status_code in (200, 404), (path, response.status_code)
+
+
+def test_many_open_event_streams_leave_the_routes_answering(reads):
+    """Each stream waited for the job in a worker thread, and about 40 of them took every thread the
+    routes had: a GET hung until streams closed. Streams are opened and never read here."""
+    request = (f"GET /api/run/events HTTP/1.1\r\nHost: 127.0.0.1:{reads.port}\r\n"
+               f"Authorization: Bearer {reads.token}\r\n\r\n").encode()
+    streams = []
+    try:
+        for _ in range(48):
+            conn = socket.create_connection(("127.0.0.1", reads.port), timeout=60)
+            conn.sendall(request)
+            streams.append(conn)
+        for conn in streams:            # each stream is open: its response has begun
+            assert conn.makefile("rb").readline().startswith(b"HTTP/1.1 200")
+        # it waited for a stream's wait to end (KEEPALIVE, 15 s) behind the streams queued for a thread
+        with httpx.Client(base_url=reads.base, headers={"Authorization": f"Bearer {reads.token}"},
+                          timeout=10) as client:
+            assert body(client.get("/api/prisma"))["ok"]
+    finally:
+        for conn in streams:
+            conn.close()

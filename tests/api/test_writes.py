@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 
 from bib2graph import curation
 
@@ -59,9 +60,15 @@ def test_bad_decisions_record_nothing(gui):
                  ({"decision": "maybe", "ids": [work]}, "USAGE_ERROR", 400),
                  ({"decision": "accept", "ids": []}, "USAGE_ERROR", 400),
                  # a misspelt field was dropped without a word: the reject recorded with no reason given
-                 ({"decision": "accept", "ids": [work], "reasn": "why"}, "USAGE_ERROR", 400)]
-        for payload, code, status in cases:
-            response = client.post("/api/decisions", json=payload)
+                 ({"decision": "accept", "ids": [work], "reasn": "why"}, "USAGE_ERROR", 400),
+                 # JSON's lone surrogates and NUL: 500 INTERNAL (one not even an envelope) deeper down
+                 ({"decision": "reject", "ids": [work], "reason": "\ud800"}, "USAGE_ERROR", 400),
+                 ({"decision": "accept", "ids": [work], "by": "\udfff"}, "USAGE_ERROR", 400),
+                 ({"decision": "accept", "ids": ["W1\ud800"]}, "USAGE_ERROR", 400),
+                 ({"decision": "reject", "ids": [work], "reason": "a\u0000b"}, "USAGE_ERROR", 400)]
+        for payload, code, status in cases:        # json.dumps escapes a lone surrogate, as JS's JSON does
+            response = client.post("/api/decisions", content=json.dumps(payload).encode(),
+                                   headers={"Content-Type": "application/json"})
             assert (body(response)["error"]["code"], response.status_code) == (code, status), payload
         not_json = client.post("/api/decisions", content=b"reject W1", headers={"Content-Type": "text/plain"})
         assert body(not_json)["error"]["code"] == "USAGE_ERROR"
@@ -74,4 +81,17 @@ def test_bad_decisions_record_nothing(gui):
             assert (body(response)["error"]["code"], response.status_code) == ("PAYLOAD_TOO_LARGE", 413)
         small = client.post("/api/decisions", content=b"x" * 1000, headers={"Content-Type": "application/json"})
         assert body(small)["error"]["code"] == "USAGE_ERROR"   # a body under the cap reaches its route
+        for args in (["\ud800"], ["--forcerun", "\u0000"]):
+            response = client.post("/api/run", content=json.dumps({"args": args}).encode(),
+                                   headers={"Content-Type": "application/json"})
+            assert (body(response, 202)["error"]["code"], response.status_code) == ("USAGE_ERROR", 400), args
+    # chunks that also declare a small Content-Length: the server reads the chunks, so must the cap
+    raw = (f"POST /api/decisions HTTP/1.1\r\nHost: 127.0.0.1:{gui.port}\r\nAuthorization: Bearer {gui.token}\r\n"
+           "Content-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n").encode()
+    raw += b"".join(b"%x\r\n%s\r\n" % (len(padded[i:i + 65536]), padded[i:i + 65536])
+                    for i in range(0, len(padded), 65536)) + b"0\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", gui.port), timeout=60) as conn:
+        conn.sendall(raw)
+        answer = conn.makefile("rb").readline()
+    assert answer.split()[1] == b"413", answer   # refused, never read into the route
     assert (gui.root / "config/curation.tsv").read_bytes() == before

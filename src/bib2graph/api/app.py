@@ -10,12 +10,12 @@ from __future__ import annotations
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 from starlette.responses import Response, StreamingResponse
 
@@ -23,6 +23,7 @@ from ..errors import UsageError
 from ..service import audit
 from ..service.envelope import dumps, failure
 from ..service.jobs import TERMINAL, RunJobs
+from ..service.perform import text_problem
 from ..service.result import Result
 from ..service.workspace import Workspace
 from .guard import Guard, route_namer
@@ -34,21 +35,33 @@ DECISION_WAIT = 10.0     # seconds a decision waits for another writer's lock (t
 KEEPALIVE = 15.0         # seconds between keep-alive comments on an idle event stream
 
 
+def _text(value: str) -> str:
+    """A string of a body is text: JSON's "\\ud800" (a lone surrogate, no character) and NUL, which no
+    file or command line holds, are a 400 as the CLI's and MCP's arguments are, not a 500 deeper down."""
+    problem = text_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+Text = Annotated[str, AfterValidator(_text)]
+
+
 class DecisionBody(BaseModel):
     """A misspelt field ("reasn") is a 400, as MCP refuses unknown arguments: never silently dropped."""
     model_config = ConfigDict(extra="forbid")
 
     decision: Literal["accept", "reject"]
-    ids: list[str] = Field(min_length=1)
-    reason: str = ""
-    by: str | None = None
+    ids: list[Text] = Field(min_length=1)
+    reason: Text = ""
+    by: Text | None = None
 
 
 class RunBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    target: str | None = None
-    args: list[str] = []
+    target: Text | None = None
+    args: list[Text] = []
 
 
 def create_app(workspace: Workspace, token: str, port: int | None = None, *, jobs: RunJobs | None = None,
@@ -207,6 +220,8 @@ def _job_result(ws: Workspace, job: dict) -> Result:
 
 
 def _runs(app: FastAPI, ws: Workspace, jobs: RunJobs) -> None:
+    streams = anyio.CapacityLimiter(STREAM_THREADS)
+
     @app.post("/api/run", name="job", status_code=202)
     def start(body: RunBody | None = None) -> Response:
         """Start `b2g run [target]` in the background (202); 409 RUN_IN_PROGRESS while one runs."""
@@ -226,15 +241,20 @@ def _runs(app: FastAPI, ws: Workspace, jobs: RunJobs) -> None:
     @app.get("/api/run/events", name="job events")
     async def events() -> StreamingResponse:
         """Server-sent events: `progress` (the job) on every change, `done` (the job) once it ends."""
-        return StreamingResponse(_stream(jobs), media_type="text/event-stream",
+        return StreamingResponse(_stream(jobs, streams), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-async def _stream(jobs: RunJobs):
+#: worker threads the event streams may hold at once, apart from the pool the routes run in: each stream
+#: waits for the job in a thread, and 40 open streams took every thread the routes had (a GET then hung)
+STREAM_THREADS = 8
+
+
+async def _stream(jobs: RunJobs, limiter: anyio.CapacityLimiter):
     seen = -1
-    while True:
+    while True:     # beyond STREAM_THREADS streams, each waits its turn (a wait ends within KEEPALIVE)
         job, version, closed = await anyio.to_thread.run_sync(jobs.wait_change, seen, KEEPALIVE,
-                                                              abandon_on_cancel=True)
+                                                              abandon_on_cancel=True, limiter=limiter)
         if version == seen and not closed:
             yield ": keep-alive\n\n"
             continue

@@ -67,13 +67,13 @@ class Guard:
 
     @staticmethod
     async def _bounded(conn: HTTPConnection, receive: Callable) -> Callable | None:
-        """`receive` for the app, or None when the body is over `MAX_REQUEST` bytes. A declared length
-        is trusted (the server stops a body at it); a chunked body is read here and replayed."""
+        """`receive` for the app, or None when the body is over `MAX_REQUEST` bytes. A chunked body is read
+        here and replayed, whatever Content-Length it also declares (the server reads the chunks and
+        ignores the length, so a small declared length let any body through); a declared length alone is
+        trusted (the server stops a body at it)."""
         length = conn.headers.get("content-length")
-        if length is not None:
-            return None if not length.isdigit() or int(length) > MAX_REQUEST else receive
         if "chunked" not in conn.headers.get("transfer-encoding", "").lower():
-            return receive
+            return receive if length is None or (length.isdigit() and int(length) <= MAX_REQUEST) else None
         messages, size = [], 0
         while True:
             message = await receive()

@@ -26,8 +26,12 @@ The API answers under <code>/api/</code> (see <code>/api/openapi.json</code>).</
 def page(static_dir: Path, path: str) -> Response:
     """The file at `path` under the build (never outside it), else the app's index.html."""
     root = static_dir.resolve()
-    wanted = (root / path).resolve()
-    if path and wanted.is_relative_to(root) and wanted.is_file():
+    try:       # a NUL or a name too long for the file system is no file of the build
+        wanted = (root / path).resolve()
+        found = bool(path) and wanted.is_relative_to(root) and wanted.is_file()
+    except (OSError, ValueError):
+        found = False
+    if found:
         return FileResponse(wanted)
     if path.startswith("assets/"):
         return Response("no such asset\n", status_code=404, media_type="text/plain")

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import CONTRACT_VERSION
 from ..errors import INTERNAL_EXIT, B2GError, RunInterrupted, WorkspaceError
+from ..textio import SURROGATE
 
 
 
@@ -54,5 +55,8 @@ def failure(command: str, exc: BaseException, warnings: list[str] | None = None,
 
 
 def dumps(envelope: dict[str, Any]) -> str:
-    """One line of UTF-8 JSON with sorted keys: equal envelopes print equal bytes."""
-    return json.dumps(envelope, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """One line of UTF-8 JSON with sorted keys: equal envelopes print equal bytes. A lone surrogate (an
+    ID a client sent as "\\ud800", quoted back in an error) is written as its JSON escape: raw, no UTF-8
+    encoder would take the line."""
+    text = json.dumps(envelope, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text) if SURROGATE.search(text) else text

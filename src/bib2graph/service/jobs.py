@@ -27,6 +27,7 @@ from collections import deque
 from typing import Any
 
 from ..errors import UsageError, WorkspaceLockedError
+from .perform import text_problem
 from .run import PHASES, pointing_elsewhere
 from .workspace import Workspace
 
@@ -47,6 +48,9 @@ def check_request(target: str | None, args: list[str]) -> list[str]:
         raise UsageError(f"unknown target {target!r}; one of {', '.join(PHASES)}")
     if not all(isinstance(a, str) for a in args):
         raise UsageError("args must be a list of strings")
+    problem = next((f"args[{i}] {text_problem(a)}" for i, a in enumerate(args) if text_problem(a)), None)
+    if problem:
+        raise UsageError(problem)
     reserved = pointing_elsewhere(args)
     if reserved:
         raise UsageError(f"{', '.join(reserved)} cannot be passed to a run started here; the server "

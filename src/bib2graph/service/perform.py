@@ -47,13 +47,27 @@ def perform(verb: Verb, params: dict[str, Any], on_line: Callable[[str], None] |
 
 def _utf8_only(params: dict[str, Any]) -> None:
     """Refuse an argument that is not text: bytes no UTF-8 decodes (a Latin-1 terminal's "caf\xe9", which
-    Python hands over as lone surrogates) cannot be written to curation.tsv or matched against the tables."""
+    Python hands over as lone surrogates) cannot be written to curation.tsv or matched against the tables;
+    a NUL (an MCP client's "\\u0000") cannot be passed to a process."""
     for name, value in params.items():
         for item in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(item, str) and SURROGATE.search(item):
-                raise UsageError(f"{name} is not valid UTF-8 text ({item.encode('utf-8', 'surrogateescape')!r}); "
-                                 "pass it as UTF-8 (e.g. set the terminal's encoding to UTF-8)",
-                                 details={"parameter": name})
+            problem = text_problem(item) if isinstance(item, str) else None
+            if problem:
+                raise UsageError(f"{name} {problem}; pass it as UTF-8 text (e.g. set the terminal's encoding to "
+                                 "UTF-8)", details={"parameter": name})
+
+
+def text_problem(value: str) -> str | None:
+    """Why `value` is no text an argument may hold (a lone surrogate, a NUL), or None."""
+    if SURROGATE.search(value):
+        try:      # bytes a terminal passed (surrogate-escaped), else a JSON client's "\\ud800"
+            shown = value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            shown = value.encode("utf-8", "backslashreplace")
+        return f"is not valid UTF-8 text ({shown!r:.120})"
+    if "\x00" in value:
+        return "holds a NUL character"
+    return None
 
 
 def failed(command: str, exc: BaseException) -> dict[str, Any]:
