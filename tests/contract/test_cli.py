@@ -121,16 +121,22 @@ def test_out_never_overwrites_what_the_workspace_keeps_or_the_call_reads(tmp_pat
     labels = tmp_path / "labels.csv"
     shutil.copyfile(SYNERGY_LABELS, labels)
     (tmp_path / "folder").mkdir()
+    other = tmp_path / "other"
+    assert b2g("init", str(other)).returncode == 0
+    others = {p: p.read_bytes() for p in (other / "config").iterdir() if p.is_file()}
     calls = [("curate", "dump", "--out", str(root / "config/curation.tsv")),
              ("curate", "dump", "--out", str(root / "config/../config/research.yaml")),
              ("curate", "dump", "--out", str(tmp_path / "folder")),
              ("simulate", "--labels", str(labels), "--out", "config/curation.tsv"),
-             ("simulate", "--labels", str(labels), "--out", str(labels))]
+             ("simulate", "--labels", str(labels), "--out", str(labels)),
+             ("curate", "dump", "--out", str(other / "config/curation.tsv")),      # another workspace's
+             ("simulate", "--labels", str(labels), "--out", str(other / "config/sub/x.parquet"))]
     for call in calls:
         answer = b2g(*call, "--json", "--workspace", str(root), cwd=root)   # a relative --out: from the cwd
         assert answer.returncode == 1 and answer.envelope["error"]["code"] == "USAGE_ERROR", (call, answer.stdout)
         assert "--out" in answer.envelope["error"]["message"]
     assert {p: p.read_bytes() for p in (root / "config").iterdir() if p.is_file()} == config
+    assert {p: p.read_bytes() for p in (other / "config").iterdir() if p.is_file()} == others
     assert labels.read_bytes() == SYNERGY_LABELS.read_bytes() and (tmp_path / "folder").is_dir()
 
 
