@@ -304,3 +304,38 @@ def test_stdout_carries_only_the_protocol(demo):
     assert set(by_id) == {1, 2, 3}
     assert [by_id[i]["structuredContent"]["command"] for i in (2, 3)] == ["seed", "chain"]
     assert by_id[2]["structuredContent"]["ok"] is by_id[3]["structuredContent"]["ok"] is True
+
+
+def test_a_line_that_is_no_message_is_answered_not_dropped(tmp_path):
+    """The SDK dropped such lines and the client waited forever; an agent sends one by accident (Python's
+    json.dumps writes a lone surrogate as an escape that Python reads and the SDK's parser refuses)."""
+    import select
+
+    assert b2g("init", str(tmp_path / "ws")).returncode == 0
+    proc = subprocess.Popen([sys.executable, "-m", "bib2graph", "mcp", "--workspace", str(tmp_path / "ws")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def ask(line: str) -> dict:
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+        assert select.select([proc.stdout], [], [], 120)[0], f"no answer to {line[:60]!r}"   # it hung
+        return json.loads(proc.stdout.readline())
+
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+        assert "result" in ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}))
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        cases = [("{oops", None, -32700), ("[]", None, -32600), ("[" * 100_000, None, -32700),
+                 (json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                              "params": {"name": "search", "arguments": {"text": "\ud800"}}}), 7, -32600),
+                 ('{"jsonrpc": "1.0", "id": "a", "method": "ping"}', "a", -32600),
+                 ('{"jsonrpc": "2.0", "id": 4}', 4, -32600)]
+        for line, ident, code in cases:
+            answer = ask(line)
+            assert (answer["id"], answer["error"]["code"]) == (ident, code), (line[:60], answer)
+        assert "surrogate" in ask(cases[3][0])["error"]["message"]
+        assert ask(json.dumps({"jsonrpc": "2.0", "id": 9, "method": "ping"})) == {"jsonrpc": "2.0", "id": 9,
+                                                                                  "result": {}}
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0

@@ -129,9 +129,14 @@ def serve_stdio(ws: Workspace) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
+    from .malformed import answer_malformed
+
     async def main() -> None:
         server = build(ws)
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            forward, checked = anyio.create_memory_object_stream(0)
+            async with anyio.create_task_group() as tasks:   # a line that is no message is answered
+                tasks.start_soon(answer_malformed, read, write, forward)
+                await server.run(checked, write, server.create_initialization_options())
 
     anyio.run(main)
