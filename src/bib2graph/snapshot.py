@@ -11,6 +11,7 @@ sealing the same state twice finds the existing snapshot instead of writing a se
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from importlib import metadata
 from pathlib import Path, PurePosixPath
@@ -35,10 +36,12 @@ def _versions() -> dict[str, str]:
     return found
 
 
-def _counts(root: Path) -> dict[str, Any]:
+def _counts(root: Path, sealed: list[str]) -> dict[str, Any]:
+    """The corpus size and the sealed networks' sizes (not those of networks the spec no longer names,
+    whose files stay in results/ but are not sealed)."""
     works = root / "results/corpus/works.parquet"
     nets = {}
-    for metrics in sorted((root / "results/networks").glob("*/metrics.json")):
+    for metrics in sorted(root / r for r in sealed if re.fullmatch(r"results/networks/[^/]+/metrics\.json", r)):
         m = json.loads(metrics.read_text(encoding="utf-8"))
         nets[m["kind"]] = {"nodes": m["nodes"], "edges": m["edges"], "clusters": m.get("n_clusters")}
     return {"corpus": query.count(works), "networks": nets}
@@ -79,7 +82,7 @@ def _stage(root: Path, staging: Path, files: dict[str, str], snap_id: str, name:
     manifest = {"id": snap_id, "name": name, "sealed_at": now, "content_hash": digest,
                 "spec_hash": files.get("config/research.yaml"), "curation_hash": files.get("config/curation.tsv"),
                 "files": files, "openalex_data": _data_dates(root), "bib2graph_version": __version__,
-                "dependencies": _versions(), "counts": _counts(root)}
+                "dependencies": _versions(), "counts": _counts(root, list(files))}
     write_json(staging / "manifest.json", manifest)
     return manifest
 

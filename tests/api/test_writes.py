@@ -95,3 +95,17 @@ def test_bad_decisions_record_nothing(gui):
         answer = conn.makefile("rb").readline()
     assert answer.split()[1] == b"413", answer   # refused, never read into the route
     assert (gui.root / "config/curation.tsv").read_bytes() == before
+
+
+def test_a_decision_is_withdrawn_by_its_url_or_doi(gui):
+    """The route took no slash, so a DOI or an OpenAlex URL could not name the work (404)."""
+    import pandas as pd
+
+    pool = pd.read_parquet(gui.root / "results/chain/pool/works.parquet")
+    first, second = pool.dropna(subset=["doi"]).sort_values("work_id").head(2)[["work_id", "doi"]].itertuples(
+        index=False)
+    with gui.client() as client:
+        body(client.post("/api/decisions", json={"decision": "accept", "ids": [first.work_id, second.work_id]}))
+        by_url = body(client.delete(f"/api/decisions/https://openalex.org/{first.work_id}"))
+        by_doi = body(client.delete(f"/api/decisions/{second.doi}"))
+    assert by_url["data"]["withdrawn"] == [first.work_id] and by_doi["data"]["withdrawn"] == [second.work_id]

@@ -74,6 +74,11 @@ def test_a_snapshot_name_no_folder_or_command_line_can_hold_is_bad_name(tmp_path
     assert (call.returncode, call.envelope["error"]["code"]) == (2, "BAD_NAME"), call.stdout
 
 
+def test_a_seed_past_what_the_replay_table_holds_is_refused_before_any_work(tmp_path):
+    call = b2g("simulate", "--seed", str(2**32), "--json", "--workspace", str(tmp_path))
+    assert (call.returncode, call.envelope["error"]["code"]) == (2, "USAGE_ERROR"), call.stdout
+
+
 def test_init_refuses_to_overwrite(tmp_path):
     assert b2g("init", str(tmp_path)).returncode == 0
     again = b2g("init", str(tmp_path), "--json")

@@ -119,3 +119,15 @@ def test_a_restore_that_cannot_rebuild_leaves_no_folder_behind(root, tmp_path):
     with pytest.raises(DataError) as caught:
         restore(Workspace(root, "flag"), "a-1", str(into))
     assert caught.value.code == "SPEC_INVALID" and not into.exists()
+
+
+def test_the_counts_are_of_the_sealed_networks_only(tmp_path):
+    """A network the spec no longer names keeps its files in results/ but is not sealed, nor counted."""
+    (tmp_path / "results/corpus").mkdir(parents=True)
+    (tmp_path / "results/corpus/works.parquet").write_bytes(_works("W1", "W2"))
+    for kind in ("coupling", "keywords"):
+        (tmp_path / f"results/networks/{kind}").mkdir(parents=True)
+        (tmp_path / f"results/networks/{kind}/metrics.json").write_text(
+            json.dumps({"kind": kind, "nodes": 2, "edges": 1, "n_clusters": 1}), encoding="utf-8")
+    counts = snapshot._counts(tmp_path, ["results/corpus/works.parquet", "results/networks/coupling/metrics.json"])
+    assert counts == {"corpus": 2, "networks": {"coupling": {"nodes": 2, "edges": 1, "clusters": 1}}}

@@ -207,7 +207,7 @@ def _writes(app: FastAPI, ws: Workspace, jobs: RunJobs) -> None:
         return respond(body.decision, lambda: record(ws, body.decision, body.ids, body.reason,
                                                      audit.who(body.by), audit.now(), wait=DECISION_WAIT))
 
-    @app.delete("/api/decisions/{work_id}", name="withdraw")
+    @app.delete("/api/decisions/{work_id:path}", name="withdraw")   # a DOI or URL holds slashes
     def withdraw(work_id: str) -> Response:
         """Remove a work's recorded decision: it is pending again (screening's undo), as `b2g withdraw`."""
         from ..service.curate import withdraw as withdraw_decisions

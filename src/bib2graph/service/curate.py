@@ -59,9 +59,10 @@ def shown(raw: str, longest: int = 80) -> str:
     return repr(raw if len(raw) <= longest else raw[:longest] + "…")
 
 
-def resolve_ids(ws: Workspace, raw_ids: list[str], recording: bool = True) -> tuple[list[str], list[str]]:
-    """(work IDs, warnings); unknown IDs raise DataError listing every one of them (`recording`: the
-    call would have recorded decisions, so the error says none was)."""
+def resolve_ids(ws: Workspace, raw_ids: list[str], undone: str | None = "nothing was recorded"
+                ) -> tuple[list[str], list[str]]:
+    """(work IDs, warnings); unknown IDs raise DataError listing every one of them, saying what the call
+    left `undone` (None for a read)."""
     if not raw_ids:
         raise UsageError("name at least one work ID (OpenAlex W…, a DOI or PMID:…)")
     curation.capped(raw_ids)
@@ -78,7 +79,7 @@ def resolve_ids(ws: Workspace, raw_ids: list[str], recording: bool = True) -> tu
             "(run `b2g run chain` first to resolve DOIs and PMIDs; OpenAlex W-IDs are accepted before that)"
         listed = ", ".join(shown(raw) for raw in unknown[:20]) + (f" and {len(unknown) - 20} more"
                                                                    if len(unknown) > 20 else "")
-        raise DataError(f"unknown work ID(s) {listed} {where}" + ("; nothing was recorded" if recording else ""),
+        raise DataError(f"unknown work ID(s) {listed} {where}" + (f"; {undone}" if undone else ""),
                         code="UNKNOWN_ID", details={"unknown": unknown})
     if known is None:
         warnings.append("no pooled works yet: the IDs were recorded without checking that they exist")
@@ -108,7 +109,7 @@ def withdraw(ws: Workspace, raw_ids: list[str], wait: float = 0) -> Result:
     path = ws.path(CURATION_FILE)
     before = curation.read(path)
     direct = [curation.work_id_of(raw) for raw in raw_ids]
-    by_doi, warnings = resolve_ids(ws, [r for r, w in zip(raw_ids, direct) if w is None]) \
+    by_doi, warnings = resolve_ids(ws, [r for r, w in zip(raw_ids, direct) if w is None], "nothing was withdrawn") \
         if None in direct else ([], [])
     ids = sorted({w for w in direct if w is not None} | set(by_doi))
     after = curation.withdraw(path, ids, wait=wait)

@@ -46,7 +46,7 @@ def neighbours(folder: Path, work_id: str, directed: bool) -> list[dict[str, Any
 
 def inspect_work(ws: Workspace, raw_id: str) -> Result:
     works_table, authorships = pool_paths(ws)     # before the chain phase no ID is known: say so, not "unknown"
-    ids, warnings = resolve_ids(ws, [raw_id], recording=False)
+    ids, warnings = resolve_ids(ws, [raw_id], undone=None)
     work_id = ids[0]
     results = ws.path("results")
     work = _one(Path(works_table), "work_id", work_id)

@@ -32,6 +32,7 @@ from .run import PHASES, pointing_elsewhere
 from .workspace import Workspace
 
 LOG_LINES = 200
+MAX_ARGS = 65_536    # characters of Snakemake arguments a run started here may pass
 STOP_WAIT = 60.0    # seconds a cancelled run gets to stop when its adapter shuts down
 TERMINAL = ("succeeded", "failed", "cancelled")
 _STEPS = re.compile(r"(\d+) of (\d+) steps \(\d+%\) done")
@@ -48,6 +49,8 @@ def check_request(target: str | None, args: list[str]) -> list[str]:
         raise UsageError(f"unknown target {target!r}; one of {', '.join(PHASES)}")
     if not all(isinstance(a, str) for a in args):
         raise UsageError("args must be a list of strings")
+    if sum(len(a) for a in args) > MAX_ARGS:     # past what a command line holds (the kernel's E2BIG)
+        raise UsageError(f"args hold {sum(len(a) for a in args):,} characters; at most {MAX_ARGS:,}")
     problem = next((f"args[{i}] {text_problem(a)}" for i, a in enumerate(args) if text_problem(a)), None)
     if problem:
         raise UsageError(problem)

@@ -213,7 +213,7 @@ VERBS: dict[str, Verb] = {verb.name: verb for verb in (
                                                 "the current directory; default: screening.simulation.labels."),
           opt("--priors", type="int", min=1, max=100,
               help="Prior includes and excludes drawn, each (default: screening.simulation.priors)."),
-          opt("--seed", name="seeds", type="int", min=0, multiple=True,
+          opt("--seed", name="seeds", type="int", min=0, max=2**32 - 1, multiple=True,
               help="One replay per seed, repeatable (default: screening.simulation.seeds)."),
           opt("--out", metavar="FILE",
               help="The curves' Parquet table, relative to the current directory (default: "
