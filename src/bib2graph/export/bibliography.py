@@ -40,7 +40,6 @@ OPENALEX_WORK = re.compile(r"^W\d+$")
 UNIQUE_ID = re.compile(r"^(?:WOS:|2-s2\.0-)")   # written as `unique-id` too, as Web of Science does
 _SAFE_KEY = re.compile(r"[A-Za-z0-9_:.\-/]")
 _ESCAPED_KEY = re.compile(r"(?:\+[0-9A-F]{2})+")
-_SPACE = re.compile(r"\s+")
 _PARTICLES = frozenset({"van", "von", "de", "der", "den", "da", "di", "du", "del", "della", "des", "la", "le",
                         "dos", "das", "do", "ter", "ten", "zu", "af", "al", "el", "bin", "ibn", "y"})
 _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
@@ -200,7 +199,7 @@ def split_name(name: str) -> Name:
     (``King, Jr., Martin``: a suffix between two commas); without a comma the last word is, with the
     lower-case particles before it (``van der``) and without a trailing ``Jr.``. One word alone is a
     literal name."""
-    name = _SPACE.sub(" ", name).strip()
+    name = one_line(name)
     if "," in name:
         family, given = (part.strip() for part in name.split(",", 1))
         if not family:
@@ -268,7 +267,7 @@ def _bibtex_entry(e: Entry) -> str:
     kind, _ris, _csl, venue_field = type_row(e)
     fields = [
         ("author", " and ".join(bibtex_name(a) for a in e.authors) or None),
-        ("title", _bibtex_value(e.title)),
+        ("title", latex_markup(_bibtex_value(e.title))),
         (venue_field, _bibtex_value(e.venue)),
         ("year", str(e.year) if e.year is not None else None),
         ("volume", _bibtex_value(e.volume)),
@@ -287,10 +286,41 @@ def _bibtex_entry(e: Entry) -> str:
 
 
 def _bibtex_doi(doi: str | None) -> str | None:
-    """A DOI as it is (biblatex reads `doi` verbatim, `_` included), escaped only when TeX would misread it."""
+    """A DOI as it is: biblatex reads `doi` verbatim, and the doi and url packages print it so, specials
+    and all (`\\_` or `\\textasciitilde{}` would be printed as such and break the link). Escaped only when
+    its braces do not pair, which would end the BibTeX field."""
     if not doi:
         return None
-    return bibtex_text(doi) if re.search(r"[\\{}%~#&$]|--", doi) else one_line(doi)
+    line = one_line(doi)
+    return bibtex_text(line) if not _paired_braces(line) else line
+
+
+def _paired_braces(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += (char == "{") - (char == "}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+#: inline markup sources put in titles (OpenAlex, Crossref's JATS) and the LaTeX command for each
+_MARKUP = {"i": "textit", "em": "emph", "italic": "textit", "b": "textbf", "strong": "textbf", "bold": "textbf",
+           "sub": "textsubscript", "sup": "textsuperscript", "sc": "textsc", "scp": "textsc", "u": "underline"}
+_PAIRED_TAG = re.compile(r"<(i|em|italic|b|strong|bold|sub|sup|sc|scp|u)>([^<>]*)</\1>", re.IGNORECASE)
+_STRAY_TAG = re.compile(r"</?(?:i|em|italic|b|strong|bold|sub|sup|sc|scp|u|span|font|br|p|a|div|"
+                        r"(?:mml|jats):[a-z]+)(?:\s[^<>]*)?/?>", re.IGNORECASE)
+
+
+def latex_markup(text: str | None) -> str | None:
+    """An escaped BibTeX title with its inline HTML/JATS markup as LaTeX (``<i>c-fos</i>`` →
+    ``\\textit{c-fos}``, ``CO<sub>2</sub>`` → ``CO\\textsubscript{2}``) and other tags left out: LaTeX
+    would print the tags. A ``<`` that opens no tag (``p < 0.05``) is kept."""
+    if not text or "<" not in text:
+        return text
+    for _ in range(2):       # a tag inside another: the inner one first
+        text = _PAIRED_TAG.sub(lambda m: f"\\{_MARKUP[m.group(1).lower()]}{{{m.group(2)}}}", text)
+    return _STRAY_TAG.sub("", text)
 
 
 def _bibtex_value(value) -> str | None:
@@ -302,8 +332,16 @@ def _bibtex_value(value) -> str | None:
 
 
 def one_line(value) -> str:
-    """Text on one line: every run of white space (newlines, tabs) becomes one space."""
-    return " ".join(str(value).split())   # str.split's white space is the regex's \s, many times faster
+    """Text on one line: every run of white space (newlines, tabs) becomes one space, and the characters
+    no text means are left out (`UNPRINTABLE`: control characters LaTeX stops on, the noncharacter U+FFFE)."""
+    text = str(value)
+    return " ".join((text.translate(_DROPPED) if UNPRINTABLE.search(text) else text).split())
+
+
+#: control characters that are not white space (str.split's), and the noncharacters U+FFFE and U+FFFF
+UNPRINTABLE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\ufffe\uffff]")
+_DROPPED = dict.fromkeys([*range(0x00, 0x09), *range(0x0E, 0x1C), *range(0x7F, 0x85), *range(0x86, 0xA0),
+                          0xFFFE, 0xFFFF])
 
 
 def ris_name(name: str) -> str:

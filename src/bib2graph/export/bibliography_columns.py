@@ -37,7 +37,8 @@ import pyarrow.parquet as pq
 
 from ..atomic import atomic_path
 from . import text_columns as tc
-from .bibliography import CHUNK_WORKS, OPENALEX_WORK, OTHER, TYPES, _issued, bibtex_key, kind_row
+from .bibliography import (CHUNK_WORKS, OPENALEX_WORK, OTHER, TYPES, _bibtex_doi, _issued, bibtex_key, kind_row,
+                           latex_markup)
 from .name_columns import name_forms
 from .text_columns import TEXT, cat, nonempty
 
@@ -45,7 +46,6 @@ WORK_COLUMNS = ["work_id", "type", "title", "year", "publication_date", "doi", "
 AUTHOR_COLUMNS = ["work_id", "position", "author_name"]
 #: Every (BibTeX type, RIS TY, CSL type, venue field) row, so that a work's row is an index
 _ROWS = list(dict.fromkeys([*TYPES.values(), OTHER]))
-_DOI_ESCAPED = r"[\\{}%~#&$]|--"   # `_bibtex_doi`'s test
 _SAFE_ID = r"^[A-Za-z0-9_:./-]*$"   # an ID that is its own BibTeX key
 _JSON = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 _MEMBER = "    "   # a CSL item's members: one level in the array (`_csl_chunk`), one in the item
@@ -214,9 +214,10 @@ def bibtex_entries(c: Chunk) -> pa.Array:
     checked = tc.python(ids, odd, lambda wid: wid if OPENALEX_WORK.match(wid) else None)
     openalex = pc.if_else(pc.or_(ascii_openalex, odd), checked, null)
     unique = pc.if_else(pc.or_(pc.starts_with(ids, "WOS:"), pc.starts_with(ids, "2-s2.0-")), id_text, null)
-    doi = pc.if_else(pc.fill_null(pc.match_substring_regex(c.raw["doi"], _DOI_ESCAPED), False),
-                     c.bibtex("doi"), c.line("doi"))
-    fields = [_field("author", c.authors("bibtex", " and ")), _field("title", c.bibtex("title")),
+    doi = tc.python(c.line("doi"), pc.fill_null(pc.match_substring_regex(c.raw["doi"], r"[{}]"), False), _bibtex_doi)
+    title = c.bibtex("title")
+    title = tc.python(title, pc.fill_null(pc.match_substring(title, "<"), False), latex_markup)
+    fields = [_field("author", c.authors("bibtex", " and ")), _field("title", title),
               _field(c.row(3), c.bibtex("venue")), _field("year", c.year), _field("doi", doi),
               _field("abstract", c.bibtex("abstract")), _field("keywords", tc.bibtex(tc.one_line(c.keyword_text))),
               _field("note", tc.bibtex(c.note_line)), _field("openalex", openalex),

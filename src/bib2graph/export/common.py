@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from urllib.parse import quote
 
 import pandas as pd
 import pyarrow as pa
@@ -19,10 +20,21 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 _OPENALEX_ID_RE2 = r"^(?:[WAISTCPF][0-9]+|keywords/.+)\n?$"
 
 
+#: what a DOI may hold unescaped in a URL's path; the rest is %-encoded as the DOI Handbook asks (`#`
+#: would cut the DOI short, `%` start an escape, `"<>{}` are no URL characters; Wiley's DOIs hold `<>#`)
+_URL_SAFE = ":/;()@!$&'*,=-._~"
+_URL_UNSAFE_RE2 = r"[^A-Za-z0-9:/;()@!$&'*,=._~-]"
+
+
+def doi_url(doi: str) -> str:
+    """``https://doi.org/<doi>``, the DOI %-encoded where a URL needs it."""
+    return "https://doi.org/" + quote(doi, safe=_URL_SAFE)
+
+
 def node_url(node_id: str, doi) -> str | None:
-    """``https://doi.org/<doi>`` when the node has a DOI, else its OpenAlex page when the ID is one."""
+    """`doi_url` when the node has a DOI, else its OpenAlex page when the ID is one."""
     if isinstance(doi, str) and doi:
-        return f"https://doi.org/{doi}"
+        return doi_url(doi)
     if _OPENALEX_ID.match(str(node_id)):
         return f"https://openalex.org/{node_id}"
     return None
@@ -55,7 +67,12 @@ def url_cells(node_ids, dois) -> pa.Array:
         found = [bool(_OPENALEX_ID.match(i)) for i in ids.filter(wide).to_pylist()]
         openalex = pc.replace_with_mask(openalex, wide, pa.array(found, type=pa.bool_()))
     none = pa.scalar(None, pa.string())
-    return pc.if_else(with_doi, pc.binary_join_element_wise("https://doi.org/", doi, ""),
+    by_doi = pc.binary_join_element_wise("https://doi.org/", doi, "")
+    unsafe = pc.fill_null(pc.match_substring_regex(doi, _URL_UNSAFE_RE2), False)
+    if pc.any(unsafe).as_py():      # the few DOIs a URL must escape
+        by_doi = pc.replace_with_mask(by_doi, unsafe, pa.array([doi_url(d) for d in doi.filter(unsafe).to_pylist()],
+                                                               by_doi.type))
+    return pc.if_else(with_doi, by_doi,
                       pc.if_else(openalex, pc.binary_join_element_wise("https://openalex.org/", ids, ""), none))
 
 

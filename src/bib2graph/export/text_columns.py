@@ -30,6 +30,8 @@ _ODD_RUN = f" [ {_SPACES}]+|[{_SPACES}][ {_SPACES}]*"
 _SPECIALS = [("{", r"\{"), ("}", r"\}"), ("%", r"\%"), ("&", r"\&"), ("$", r"\$"), ("#", r"\#"), ("_", r"\_"),
              ("~", r"\textasciitilde{}")]
 _ANY_SPECIAL = r"[\\{}%&$#_~]"
+#: `bibliography.UNPRINTABLE` as RE2 writes it
+_UNPRINTABLE = r"[\x{0}-\x{8}\x{e}-\x{1b}\x{7f}-\x{84}\x{86}-\x{9f}\x{fffe}\x{ffff}]"
 #: Two characters TeX would join (`_LIGATURE`'s look-behind and look-ahead)
 _PAIR = r"([-`'?!])([-`'])"
 _JSON_SHORT = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
@@ -75,7 +77,10 @@ def per_distinct(values: pa.Array, function) -> pa.Array:
 
 
 def one_line(values: pa.Array) -> pa.Array:
-    """`one_line` of each value: every run of white space one space, none at either end."""
+    """`one_line` of each value: the characters no text means left out, every run of white space one
+    space, none at either end."""
+    if pc.any(pc.match_substring_regex(values, _UNPRINTABLE)).as_py():
+        values = pc.replace_substring_regex(values, _UNPRINTABLE, "")
     return pc.utf8_trim(pc.replace_substring_regex(values, _ODD_RUN, " "), " ")
 
 

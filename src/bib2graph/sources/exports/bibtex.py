@@ -160,9 +160,25 @@ def latex_text(value: str) -> str:
 
 
 def bibtex_doi(fields: dict[str, str]) -> str | None:
-    """From `doi`, else from a doi.org `url`, LaTeX escapes undone (in a URL after its percent-escapes)."""
-    doi = normalize_doi(latex_text(fields.get("doi", "")))
+    """From `doi`, read verbatim (`verbatim_doi`), else from a doi.org `url`, LaTeX escapes undone (in a
+    URL after its percent-escapes)."""
+    doi = normalize_doi(verbatim_doi(fields.get("doi", "")))
     return doi or normalize_doi(latex_text(unquote(fields.get("url", ""))))
+
+
+#: a special escaped as exporters escape one in a DOI: `\_`, Mendeley's `{\_}`, `\textasciitilde{}`
+_DOI_ESCAPE = re.compile(r"\{?\\([_%#&$~])\}?|\{?\\text(asciitilde|underscore|backslash)(?:\{\})?\}?")
+_DOI_WORDS = {"asciitilde": "~", "underscore": "_", "backslash": "\\"}
+
+
+def verbatim_doi(value: str) -> str:
+    """A BibTeX `doi` as biblatex reads it, verbatim: `~` is a tilde and `--` two hyphens (LaTeX would
+    make them a space and a dash), `{…}` inside kept; only a special escaped the way exporters escape it
+    is undone (``10.1162/jocn{\\_}a\\_01385``), and braces around the whole value dropped."""
+    value = _DOI_ESCAPE.sub(lambda m: m.group(1) or _DOI_WORDS[m.group(2)], value.strip())
+    while value.startswith("{") and value.endswith("}") and "}" not in value[1:-1].split("{")[0]:
+        value = value[1:-1].strip()
+    return value
 
 
 def _record(entry: Any, origin: Origin) -> Record:
