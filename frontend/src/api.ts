@@ -35,6 +35,12 @@ function readToken(): string {
 
 export const token = readToken();
 
+/** `https://doi.org/<doi>`, the DOI %-encoded where a URL needs it (`#` would cut it short, `%` start an
+ *  escape), as the export files write their links (export/common.py, `doi_url`). */
+export function doiUrl(doi: string): string {
+  return "https://doi.org/" + doi.replace(/[^A-Za-z0-9:/;()@!$&'*,=._~-]/gu, (c) => encodeURIComponent(c));
+}
+
 /** Paths are relative ("api/…") so the app works wherever the server mounts it. */
 export function apiUrl(path: string, params: Record<string, string | number | undefined> = {}): string {
   const url = new URL(path.replace(/^\//, ""), document.baseURI);

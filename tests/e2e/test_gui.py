@@ -15,6 +15,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
+from bib2graph.export.common import doi_url
 from tests.integration.conftest import keep_networks
 
 from .browser import gui_server, opened
@@ -44,7 +45,7 @@ def pick_work(url: str) -> dict:
     network = api(url, f"api/networks/{KIND}?edges=200000")
     linked = {e["source"] for e in network["edges"]} | {e["target"] for e in network["edges"]}
     for position, work in enumerate(queue):
-        if work["work_id"] in linked and work["title"] and "<" not in work["title"]:
+        if work["work_id"] in linked and work["title"] and "<" not in work["title"] and work["doi"]:
             return {**work, "position": position}
     raise AssertionError(f"no pending work of the demo is linked in the {KIND} network")
 
@@ -81,6 +82,7 @@ def test_search_explain_reject_run(demo, tmp_path):
             expect(page.get_by_test_id("details-title")).to_have_text(work["title"])
             expect(page.get_by_test_id("openalex-link")).to_have_attribute(
                 "href", f"https://openalex.org/{work['work_id']}")
+            expect(page.get_by_test_id("doi-link")).to_have_attribute("href", doi_url(work["doi"]))  # as exports link
             expect(details).to_have_attribute("data-on-map", "true")
 
             # why linked: the documents behind its strongest link

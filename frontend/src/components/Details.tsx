@@ -2,7 +2,7 @@
  *  metrics and strongest neighbours; for an edge, or a neighbour asked about, the documents behind the
  *  link ("why linked"). */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiFailure, Cluster, Evidence, Neighbour, WorkDetails, get, post } from "../api";
+import { ApiFailure, Cluster, Evidence, Neighbour, WorkDetails, doiUrl, get, post } from "../api";
 import type { MapGraph } from "../graph";
 import { plain } from "../graph";
 import { ReasonDialog } from "./ReasonDialog";
@@ -77,7 +77,7 @@ function WorkRecord({ details }: { details: WorkDetails }) {
       <p class="muted">{authors.slice(0, 6).join(", ")}{authors.length > 6 ? `, +${authors.length - 6}` : ""}</p>
       <p>{[w.year, w.venue, w.type].filter(Boolean).join(" · ")}</p>
       <p class="links">
-        {doi && <a href={`https://doi.org/${doi}`} target="_blank" rel="noreferrer noopener" data-testid="doi-link">doi:{doi}</a>}
+        {doi && <a href={doiUrl(doi)} target="_blank" rel="noreferrer noopener" data-testid="doi-link">doi:{doi}</a>}
         <a href={openalex(details.work.work_id)} target="_blank" rel="noreferrer noopener" data-testid="openalex-link">OpenAlex {details.work.work_id}</a>
       </p>
       <p>corpus: <span class={`state ${state.split(" ")[0]}`} data-testid="details-state">{state}</span>

@@ -6,7 +6,7 @@
  *  Undo goes back to the last work seen and withdraws the decision made on it (DELETE
  *  /api/decisions/{id}, as `b2g withdraw`): the work is pending again, as if never decided, and shown. */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiFailure, QueueAnswer, QueueWork, del, get, post } from "../api";
+import { ApiFailure, QueueAnswer, QueueWork, del, doiUrl, get, post } from "../api";
 import { ReasonDialog } from "../components/ReasonDialog";
 import { plain } from "../graph";
 
@@ -143,7 +143,7 @@ export function Screening({ onDecided }: { onDecided: () => void }) {
             <h3 id="candidate-title" data-testid="candidate-title">{current.title ? plain(current.title) : current.work_id}</h3>
             <p class="muted">{authors(current)}</p>
             <p>{[current.year, current.venue].filter(Boolean).join(" · ")}
-              {current.doi && <> · <a href={`https://doi.org/${current.doi}`} target="_blank" rel="noreferrer noopener">doi:{current.doi}</a></>}
+              {current.doi && <> · <a href={doiUrl(current.doi)} target="_blank" rel="noreferrer noopener">doi:{current.doi}</a></>}
               {" · "}<a href={`https://openalex.org/${current.work_id}`} target="_blank" rel="noreferrer noopener">{current.work_id}</a></p>
             <p class="why" data-testid="why-here"><strong>Why it is here:</strong> {why(current)}</p>
             {current.why_ranked && (

@@ -176,9 +176,19 @@ def verbatim_doi(value: str) -> str:
     make them a space and a dash), `{…}` inside kept; only a special escaped the way exporters escape it
     is undone (``10.1162/jocn{\\_}a\\_01385``), and braces around the whole value dropped."""
     value = _DOI_ESCAPE.sub(lambda m: m.group(1) or _DOI_WORDS[m.group(2)], value.strip())
-    while value.startswith("{") and value.endswith("}") and "}" not in value[1:-1].split("{")[0]:
-        value = value[1:-1].strip()
-    return value
+    around = min(len(value) - len(value.lstrip("{")), len(value) - len(value.rstrip("}")))
+    inner = value[around:len(value) - around]
+    return inner.strip() if around and _pairs(inner) else value
+
+
+def _pairs(text: str) -> bool:
+    """Whether every brace of `text` closes one it opened (`{10.1/a}{b}` keeps its outer braces)."""
+    depth = 0
+    for char in text:
+        depth += (char == "{") - (char == "}")
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _record(entry: Any, origin: Origin) -> Record:
