@@ -70,6 +70,12 @@ def test_bad_decisions_record_nothing(gui):
             response = client.post("/api/decisions", content=json.dumps(payload).encode(),
                                    headers={"Content-Type": "application/json"})
             assert (body(response)["error"]["code"], response.status_code) == (code, status), payload
+        # a key given twice: the last value counted, and an accept became a reject
+        twice = client.post("/api/decisions", content=('{"decision": "accept", "ids": ["%s"], "decision": "reject", '
+                                                       '"reason": "x"}' % work).encode(),
+                            headers={"Content-Type": "application/json"})
+        assert (body(twice)["error"]["code"], twice.status_code) == ("USAGE_ERROR", 400)
+        assert "'decision' twice" in body(twice)["error"]["message"]
         not_json = client.post("/api/decisions", content=b"reject W1", headers={"Content-Type": "text/plain"})
         assert body(not_json)["error"]["code"] == "USAGE_ERROR"
         # a body over 1 MiB (a 6 MB one was read and processed) is refused before any route reads it,

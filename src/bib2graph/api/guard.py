@@ -14,6 +14,7 @@ that much has come.
 from __future__ import annotations
 
 import hmac
+import json
 from typing import Any, Callable
 
 from starlette.requests import HTTPConnection
@@ -63,6 +64,13 @@ class Guard:
                                f"the request body takes more than {MAX_REQUEST} bytes (1 MiB); send at most "
                                f"{curation.MAX_IDS_PER_CALL} IDs per call")
             return
+        if scope["method"] in ("POST", "PUT", "PATCH", "DELETE"):
+            receive, twice = await _read_once(receive)
+            if twice:
+                await self._refuse(scope, _nothing, send, "USAGE_ERROR",
+                                   f"the request body names {twice!r} twice; JSON readers disagree on which "
+                                   "value counts (the last, here), so send each key once")
+                return
         await self.app(scope, receive, self._with_cookie(send) if source == "query" else send)
 
     @staticmethod
@@ -100,6 +108,32 @@ class Guard:
     async def _refuse(self, scope: dict, receive: Callable, send: Callable, code: str, message: str) -> None:
         response: Response = envelope_response(failure(self.command_of(scope), UsageError(message, code=code)))
         await response(scope, receive, send)
+
+
+async def _read_once(receive: Callable) -> tuple[Callable, str | None]:
+    """(`receive` replaying the body, a key some JSON object of the body holds twice, or None). A body
+    that is no JSON is left for the route to refuse."""
+    messages, body = [], b""
+    while True:
+        message = await receive()
+        messages.append(message)
+        body += message.get("body", b"")
+        if message["type"] != "http.request" or not message.get("more_body"):
+            break
+    twice: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict:
+        keys = [key for key, _ in items]
+        twice.extend(key for n, key in enumerate(keys) if key in keys[:n])
+        return dict(items)
+    try:
+        json.loads(body, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        pass
+
+    async def replay() -> dict:
+        return messages.pop(0) if messages else await receive()
+    return replay, (twice[0] if twice else None)
 
 
 async def _nothing() -> dict:
