@@ -124,3 +124,14 @@ def _bounded(path: Path, where: str | Path, max_bytes: int) -> bytes:
         raise DataError(f"{where} is larger than {max_bytes:,} bytes, the most it may hold; split it",
                         code="FILE_INVALID", details={"file": str(where), "max_bytes": max_bytes})
     return data
+
+
+def braces_pair(text: str) -> bool:
+    """Whether every brace of `text` closes one it opened: BibTeX ends a field at an unpaired `}`, so a
+    DOI is written verbatim only when this holds, and read with its outer braces dropped only then."""
+    depth = 0
+    for char in text:
+        depth += (char == "{") - (char == "}")
+        if depth < 0:
+            return False
+    return depth == 0

@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..atomic import atomic_path
+from ..textio import braces_pair
 from ..tables import AUTHORSHIPS, WORKS, Bundle, conform, empty
 from .common import native
 
@@ -292,16 +293,7 @@ def _bibtex_doi(doi: str | None) -> str | None:
     if not doi:
         return None
     line = one_line(doi)
-    return bibtex_text(line) if not _paired_braces(line) else line
-
-
-def _paired_braces(text: str) -> bool:
-    depth = 0
-    for char in text:
-        depth += (char == "{") - (char == "}")
-        if depth < 0:
-            return False
-    return depth == 0
+    return line if braces_pair(line) else bibtex_text(line)
 
 
 #: inline markup sources put in titles (OpenAlex, Crossref's JATS) and the LaTeX command for each

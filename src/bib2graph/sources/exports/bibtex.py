@@ -178,17 +178,7 @@ def verbatim_doi(value: str) -> str:
     value = _DOI_ESCAPE.sub(lambda m: m.group(1) or _DOI_WORDS[m.group(2)], value.strip())
     around = min(len(value) - len(value.lstrip("{")), len(value) - len(value.rstrip("}")))
     inner = value[around:len(value) - around]
-    return inner.strip() if around and _pairs(inner) else value
-
-
-def _pairs(text: str) -> bool:
-    """Whether every brace of `text` closes one it opened (`{10.1/a}{b}` keeps its outer braces)."""
-    depth = 0
-    for char in text:
-        depth += (char == "{") - (char == "}")
-        if depth < 0:
-            return False
-    return depth == 0
+    return inner.strip() if around and textio.braces_pair(inner) else value
 
 
 def _record(entry: Any, origin: Origin) -> Record:
