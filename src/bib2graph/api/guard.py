@@ -123,9 +123,11 @@ async def _read_once(receive: Callable) -> tuple[Callable, str | None]:
     twice: list[str] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict:
-        keys = [key for key, _ in items]
-        twice.extend(key for n, key in enumerate(keys) if key in keys[:n])
-        return dict(items)
+        found = dict(items)
+        if len(found) < len(items):      # a key seen twice (a set: an object may hold many keys)
+            seen: set[str] = set()
+            twice.extend(key for key, _ in items if key in seen or seen.add(key))
+        return found
     try:
         json.loads(body, object_pairs_hook=pairs)
     except (ValueError, RecursionError):
