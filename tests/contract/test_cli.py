@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from bib2graph import __version__
 from bib2graph.paths import profiles_dir
 
 from ..conftest import DEMO_ZIP
-from ..integration.helpers import b2g
+from ..integration.helpers import b2g, check_envelope
 
 SYNERGY_LABELS = DEMO_ZIP.parent / "labels.csv"
 
@@ -192,6 +193,10 @@ def test_help_exits_0(args):
 def test_version_names_contract():
     call = b2g("--version")
     assert call.returncode == 0 and "contract 1" in call.stdout
+    for args, env in ((("--version", "--json"), None), (("--json", "--version"), None), (("--version",), {"B2G_JSON": "1"})):
+        call = b2g(*args, env=env)      # a script asking for JSON gets the envelope, not a line of text
+        assert call.returncode == 0 and call.envelope["data"] == {"version": __version__, "contract": "1"}
+        check_envelope(call.envelope)
 
 
 @pytest.mark.parametrize("args", [("monitor", "--timeout", "nan"), ("monitor", "--timeout", "inf"),

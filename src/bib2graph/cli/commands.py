@@ -185,8 +185,20 @@ def command(verb: Verb) -> click.Command:
     return click.Command(short, callback=callback, params=params, help=verb.help, context_settings=settings)
 
 
+def _version(ctx: click.Context, _param: click.Parameter, asked: bool) -> None:
+    """`--version`: a line of text, or with --json (or B2G_JSON) the envelope a script reads."""
+    if not asked or ctx.resilient_parsing:
+        return
+    if (ctx.obj or {}).get("json"):
+        print(dumps(success("version", {"version": __version__, "contract": CONTRACT_VERSION}, [])), flush=True)
+    else:
+        click.echo(f"b2g {__version__} (contract {CONTRACT_VERSION})")
+    ctx.exit(0)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", message=f"b2g %(version)s (contract {CONTRACT_VERSION})")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version (and the contract's) and exit.")
 @click.option("--json", "json_flag", is_flag=True, hidden=True, help=JSON.help)
 def cli(json_flag: bool) -> None:
     """bib2graph: from a research spec to a reproducible map of a literature."""
