@@ -113,3 +113,26 @@ def test_a_run_starts_in_the_workspace_whatever_folder_the_server_is_in(demo, tm
         job, version, _ = jobs.wait_change(version, timeout=120)
     assert job["state"] == "succeeded", (job["result"], job["log"][-20:])
     check_envelope(job["result"])
+
+
+def test_a_stream_the_server_closes_before_its_job_ends_says_so(tmp_path):
+    """It ended after a `progress` event, and a client waiting for `done` could not tell a shutdown from a
+    dropped connection."""
+    import anyio
+
+    from bib2graph.api.app import _stream
+    from bib2graph.service.init import init_workspace
+    from bib2graph.service.jobs import RunJobs
+    from bib2graph.service.workspace import Workspace
+
+    init_workspace(tmp_path / "ws")
+    jobs = RunJobs(Workspace(tmp_path / "ws", "flag"))
+
+    async def follow() -> list[str]:
+        stream = _stream(jobs, anyio.CapacityLimiter(1))
+        events = [await stream.__anext__()]             # the job as it stands: idle
+        await anyio.to_thread.run_sync(jobs.close)
+        events += [event async for event in stream]
+        return [event.split("\n", 1)[0] for event in events]
+
+    assert anyio.run(follow) == ["event: progress", "event: closed"]

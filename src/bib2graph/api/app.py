@@ -260,8 +260,8 @@ async def _stream(jobs: RunJobs, limiter: anyio.CapacityLimiter):
             continue
         seen = version
         finished = job["state"] in TERMINAL
-        yield _event("done" if finished else "progress", version, job)
-        if finished or closed:
+        yield _event("done" if finished else "closed" if closed else "progress", version, job)
+        if finished or closed:     # `closed`: the server shuts down before the job ended (it is cancelled)
             return
 
 
