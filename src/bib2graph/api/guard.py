@@ -8,7 +8,7 @@ wrong: 401 `UNAUTHORIZED`. No CORS headers are sent, so browsers keep other orig
 
 Then the body: more than `MAX_REQUEST` bytes (1 MiB, the cap of an MCP call's arguments) is refused
 before any route reads it, 413 `PAYLOAD_TOO_LARGE`: by its Content-Length, or, sent in chunks, once
-that much has come.
+that much has come; a JSON body naming a key twice is a 400 (readers disagree on which value counts).
 """
 
 from __future__ import annotations
@@ -58,43 +58,21 @@ class Guard:
                                "missing or wrong token: open the URL `b2g gui` printed, or send "
                                "`Authorization: Bearer TOKEN`")
             return
-        receive = await self._bounded(conn, receive)
-        if receive is None:
+        read = await _body(conn, receive) if _has_body(conn) else ([], b"")
+        if read is None:
             await self._refuse(scope, _nothing, send, "PAYLOAD_TOO_LARGE",
                                f"the request body takes more than {MAX_REQUEST} bytes (1 MiB); send at most "
                                f"{curation.MAX_IDS_PER_CALL} IDs per call")
             return
-        if scope["method"] in ("POST", "PUT", "PATCH", "DELETE"):
-            receive, twice = await _read_once(receive)
-            if twice:
-                await self._refuse(scope, _nothing, send, "USAGE_ERROR",
-                                   f"the request body names {twice!r} twice; JSON readers disagree on which "
-                                   "value counts (the last, here), so send each key once")
-                return
+        messages, body = read
+        twice = _twice(body)
+        if twice:
+            await self._refuse(scope, _nothing, send, "USAGE_ERROR",
+                               f"the request body names {twice!r} twice; JSON readers disagree on which "
+                               "value counts (the last, here), so send each key once")
+            return
+        receive = _replay(messages, receive) if messages else receive
         await self.app(scope, receive, self._with_cookie(send) if source == "query" else send)
-
-    @staticmethod
-    async def _bounded(conn: HTTPConnection, receive: Callable) -> Callable | None:
-        """`receive` for the app, or None when the body is over `MAX_REQUEST` bytes. A chunked body is read
-        here and replayed, whatever Content-Length it also declares (the server reads the chunks and
-        ignores the length, so a small declared length let any body through); a declared length alone is
-        trusted (the server stops a body at it)."""
-        length = conn.headers.get("content-length")
-        if "chunked" not in conn.headers.get("transfer-encoding", "").lower():
-            return receive if length is None or (length.isdigit() and int(length) <= MAX_REQUEST) else None
-        messages, size = [], 0
-        while True:
-            message = await receive()
-            messages.append(message)
-            size += len(message.get("body", b""))
-            if size > MAX_REQUEST:
-                return None
-            if message["type"] != "http.request" or not message.get("more_body"):
-                break
-
-        async def replay() -> dict:
-            return messages.pop(0) if messages else await receive()
-        return replay
 
     def _with_cookie(self, send: Callable) -> Callable:
         cookie = f"{COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/".encode("latin-1")
@@ -110,16 +88,34 @@ class Guard:
         await response(scope, receive, send)
 
 
-async def _read_once(receive: Callable) -> tuple[Callable, str | None]:
-    """(`receive` replaying the body, a key some JSON object of the body holds twice, or None). A body
-    that is no JSON is left for the route to refuse."""
+def _has_body(conn: HTTPConnection) -> bool:
+    """A write, or a request that declares a body or sends one in chunks: its body is read and checked here."""
+    return conn.scope["method"] in ("POST", "PUT", "PATCH", "DELETE") or "content-length" in conn.headers or \
+        "chunked" in conn.headers.get("transfer-encoding", "").lower()
+
+
+async def _body(conn: HTTPConnection, receive: Callable) -> tuple[list[dict], bytes] | None:
+    """(the messages, the body) of a request, or None when the body is over `MAX_REQUEST` bytes: by its
+    declared length, or as it comes. A chunked body is counted whatever length it also declares (the
+    server reads the chunks and ignores the length, so a small declared length let any body through)."""
+    length = conn.headers.get("content-length")
+    chunked = "chunked" in conn.headers.get("transfer-encoding", "").lower()
+    if not chunked and length is not None and not (length.isdigit() and int(length) <= MAX_REQUEST):
+        return None
     messages, body = [], b""
     while True:
         message = await receive()
         messages.append(message)
         body += message.get("body", b"")
+        if len(body) > MAX_REQUEST:
+            return None
         if message["type"] != "http.request" or not message.get("more_body"):
-            break
+            return messages, body
+
+
+def _twice(body: bytes) -> str | None:
+    """A key some JSON object of `body` holds twice, or None; a body that is no JSON is the route's to
+    refuse."""
     twice: list[str] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict:
@@ -132,10 +128,14 @@ async def _read_once(receive: Callable) -> tuple[Callable, str | None]:
         json.loads(body, object_pairs_hook=pairs)
     except (ValueError, RecursionError):
         pass
+    return twice[0] if twice else None
 
+
+def _replay(messages: list[dict], receive: Callable) -> Callable:
+    """`receive` for the app: the messages read here, then the server's."""
     async def replay() -> dict:
         return messages.pop(0) if messages else await receive()
-    return replay, (twice[0] if twice else None)
+    return replay
 
 
 async def _nothing() -> dict:
