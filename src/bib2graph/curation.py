@@ -70,11 +70,7 @@ MAX_TEXT = 1000
 def clean(text: str) -> str:
     """What a cell holds: one line (tabs and line breaks become spaces), without the other control
     characters (NUL, escape sequences for terminals, DEL), which no reason or name means."""
-    return " ".join(_CONTROL.sub("", str(text)).split())
-
-
-#: control characters str.split does not take for white space (those become the one space)
-_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
+    return textio.one_line(text)
 
 
 def too_long(text: str) -> str | None:

@@ -126,6 +126,17 @@ def _bounded(path: Path, where: str | Path, max_bytes: int) -> bytes:
     return data
 
 
+#: characters no text means: control characters that are not white space (str.split's; LaTeX stops on
+#: them, terminals obey them) and the noncharacters U+FFFE and U+FFFF
+UNPRINTABLE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\ufffe\uffff]")
+
+
+def one_line(value) -> str:
+    """Text on one line, as a curation cell or a BibTeX/RIS field holds it: every run of white space
+    (newlines, tabs) one space, the `UNPRINTABLE` characters left out."""
+    return " ".join(UNPRINTABLE.sub("", str(value)).split())
+
+
 def braces_pair(text: str) -> bool:
     """Whether every brace of `text` closes one it opened: BibTeX ends a field at an unpaired `}`, so a
     DOI is written verbatim only when this holds, and read with its outer braces dropped only then."""

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..atomic import atomic_path
-from ..textio import braces_pair
+from ..textio import braces_pair, one_line
 from ..tables import AUTHORSHIPS, WORKS, Bundle, conform, empty
 from .common import native
 
@@ -321,19 +321,6 @@ def _bibtex_value(value) -> str | None:
 
 # ----------------------------------------------------------------------------------------------------
 # RIS
-
-
-def one_line(value) -> str:
-    """Text on one line: every run of white space (newlines, tabs) becomes one space, and the characters
-    no text means are left out (`UNPRINTABLE`: control characters LaTeX stops on, the noncharacter U+FFFE)."""
-    text = str(value)
-    return " ".join((text.translate(_DROPPED) if UNPRINTABLE.search(text) else text).split())
-
-
-#: control characters that are not white space (str.split's), and the noncharacters U+FFFE and U+FFFF
-UNPRINTABLE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\ufffe\uffff]")
-_DROPPED = dict.fromkeys([*range(0x00, 0x09), *range(0x0E, 0x1C), *range(0x7F, 0x85), *range(0x86, 0xA0),
-                          0xFFFE, 0xFFFF])
 
 
 def ris_name(name: str) -> str:

@@ -30,7 +30,7 @@ _ODD_RUN = f" [ {_SPACES}]+|[{_SPACES}][ {_SPACES}]*"
 _SPECIALS = [("{", r"\{"), ("}", r"\}"), ("%", r"\%"), ("&", r"\&"), ("$", r"\$"), ("#", r"\#"), ("_", r"\_"),
              ("~", r"\textasciitilde{}")]
 _ANY_SPECIAL = r"[\\{}%&$#_~]"
-#: `bibliography.UNPRINTABLE` as RE2 writes it
+#: `textio.UNPRINTABLE` as RE2 writes it
 _UNPRINTABLE = r"[\x{0}-\x{8}\x{e}-\x{1b}\x{7f}-\x{84}\x{86}-\x{9f}\x{fffe}\x{ffff}]"
 #: Two characters TeX would join (`_LIGATURE`'s look-behind and look-ahead)
 _PAIR = r"([-`'?!])([-`'])"
