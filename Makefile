@@ -1,4 +1,5 @@
-# bib2graph: `make demo` runs the pipeline on the bundled corpus; `make test` runs the whole suite;
+# bib2graph: `make demo` runs the pipeline on the bundled corpus; `make test` runs the suite but its long tests,
+# `make test-long` those;
 # `make test-slurm` runs the demo through a real SLURM cluster on this machine;
 # `make bench` runs the benchmarks at small sizes (`.venv/bin/python benchmarks/run_all.py --full` for large ones).
 PYTHON ?= python3
@@ -9,7 +10,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 SLURM_STAMP := $(VENV)/.slurm-stamp
 
-.PHONY: demo test test-slurm slurm-cluster fuzz bench gui chromium clean examples
+.PHONY: demo test test-long test-slurm slurm-cluster fuzz bench gui chromium clean examples
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,11 +27,18 @@ demo: $(STAMP)
 	@echo "  exports         results/export/<kind>/ (GraphML, GEXF, CSV, Pajek, VOSviewer)"
 	@echo "  report          results/report/index.html"
 
+# `make test` runs every test but the long ones (marked `long`: over about 2 s here, mostly workflow runs
+# after the shared demo build, the browser and sweeps over every real file), in about 3 minutes on 2 cores;
+# `make test-long` runs those (about 8 minutes); CI (.ci/run) runs both.
 # Byte-compiled first: where PYTHONDONTWRITEBYTECODE is set, every b2g and Snakemake job process would
 # otherwise compile bib2graph from source again (Python checks each .pyc against its source).
 test: $(STAMP) chromium
 	$(BIN)/python -m compileall -q src >/dev/null
-	$(BIN)/python -m pytest -q -n auto --dist worksteal
+	$(BIN)/python -m pytest -q -n auto --dist worksteal -m "not long"
+
+test-long: $(STAMP) chromium
+	$(BIN)/python -m compileall -q src >/dev/null
+	$(BIN)/python -m pytest -q -n auto --dist worksteal -m long
 
 # The browser tests (tests/e2e) drive Debian's Chromium: installed here when missing (Playwright's own
 # browser download is not used). apt-get update runs only when the package index does not know it yet.

@@ -39,6 +39,7 @@ def cases(known: dict) -> list[tuple[str, dict, list[str]]]:
             ("/api/queue", {"limit": 10}, ["queue", "--limit", "10"])]
 
 
+@pytest.mark.long
 def test_api_and_cli_return_the_same_data_for_every_shared_read(reads, known):
     verbs = set()
     with reads.client() as client:

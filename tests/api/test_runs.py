@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from ..integration.helpers import check_envelope
 from .conftest import body
 
@@ -30,6 +32,7 @@ def events(client):
                 yield name, json.loads(line[len("data: "):])
 
 
+@pytest.mark.long
 def test_a_run_from_the_api_streams_progress_can_be_cancelled_and_then_finishes(gui, built_demo):
     (gui.root / "results/networks/keywords/manifest.json").unlink()    # the keyword network must be rebuilt
     before = artifacts(gui.root)

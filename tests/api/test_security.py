@@ -42,6 +42,7 @@ def test_the_app_has_the_documented_endpoints():
             "/api/prisma", "/api/openapi.json", "/"} <= paths
 
 
+@pytest.mark.long
 def test_every_route_without_the_token_is_401_with_an_envelope(reads):
     with reads.client(authorized=False) as client:
         for method, path in ROUTES:
@@ -61,6 +62,7 @@ def test_a_foreign_host_is_403_even_with_the_token(reads):
         assert client.get("/api/run", headers={"Host": f"localhost:{reads.port}"}).status_code == 200
 
 
+@pytest.mark.long
 def test_a_method_an_endpoint_does_not_take_is_405_naming_the_ones_it_does(reads):
     """The catch-all for unknown API paths answered first: POST /api/status, DELETE /api/prisma … were 404
     NOT_FOUND with no command, where the contract's table says 405 METHOD_NOT_ALLOWED."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import socket
 
+import pytest
+
 from bib2graph import curation
 
 from ..integration.conftest import copy_workspace
@@ -18,6 +20,7 @@ def rows(root) -> list[tuple]:
     return sorted((d.work_id, d.decision, d.reason, d.decided_by) for d in found.values())
 
 
+@pytest.mark.long
 def test_a_decision_lands_in_curation_as_the_clis_and_makes_the_corpus_stale(gui, built_demo, tmp_path):
     twin = copy_workspace(built_demo, tmp_path / "twin")
     with gui.client() as client:
@@ -51,6 +54,7 @@ def test_a_decision_lands_in_curation_as_the_clis_and_makes_the_corpus_stale(gui
     assert back["counts"]["pending"] == after["counts"]["pending"] + 1
 
 
+@pytest.mark.long
 def test_bad_decisions_record_nothing(gui):
     before = (gui.root / "config/curation.tsv").read_bytes()
     with gui.client() as client:

@@ -114,6 +114,7 @@ def test_init_never_replaces_the_decisions(tmp_path):
     assert curation.read_bytes() == decided and b"off topic" in decided
 
 
+@pytest.mark.long
 def test_out_never_overwrites_what_the_workspace_keeps_or_the_call_reads(tmp_path):
     """`curate dump --out` and `simulate --out` into config/ (the decisions, the spec), onto the labels file
     being read, or onto a folder are refused before anything is written (USAGE_ERROR): each replaced the
@@ -159,6 +160,7 @@ def test_arguments_that_are_not_utf8_are_usage_errors(tmp_path):
     assert (tmp_path / "config/curation.tsv").read_bytes() == curation
 
 
+@pytest.mark.long
 def test_an_answer_stdout_cannot_take_is_exit_5_without_a_traceback(tmp_path):
     """stdout on a full device (/dev/full) or a pipe whose reader left: exit 5 (an OSError), one line on
     stderr, no traceback (it was exit 1 and a traceback)."""

@@ -27,6 +27,7 @@ def ws(tmp_path) -> Path:
     return tmp_path / "ws"
 
 
+@pytest.mark.long
 def test_schema_lists_every_verb_and_option_that_help_shows():
     env = b2g("schema", "--json").envelope
     verbs = env["data"]["verbs"]
@@ -49,6 +50,7 @@ def test_every_verb_has_help(verb):
     assert call.returncode == 0 and call.stdout.startswith("Usage: b2g " + verb)
 
 
+@pytest.mark.long
 def test_status_is_byte_identical_and_read_only(ws):
     before = tree_state(ws)
     first = b2g("status", "--json", "--workspace", str(ws))
@@ -123,6 +125,7 @@ def test_verb_schema_flag_describes_that_verb(verb):
     assert env["data"]["verbs"][verb]["data_schema"]["title"].endswith(f"`b2g {verb}` on success")
 
 
+@pytest.mark.long
 def test_monitor_is_exit_5_while_another_monitor_holds_the_lock(ws):
     import pandas as pd
     import yaml

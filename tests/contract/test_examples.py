@@ -30,6 +30,7 @@ def test_every_verb_has_an_example_and_every_example_a_step():
     assert stored == set(NAMES), "run scripts/regenerate_examples.py"
 
 
+@pytest.mark.long
 def test_live_output_of_every_verb_matches_its_example(built_demo, tmp_path):
     """One test, so the scenario runs once under pytest-xdist too; every difference is listed."""
     scratch = tmp_path / "examples"

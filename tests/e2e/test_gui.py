@@ -54,6 +54,7 @@ def on_map(page: Page, work_id: str) -> bool:
     return page.evaluate("id => !!(window.__b2g && window.__b2g.graph && window.__b2g.graph.hasNode(id))", work_id)
 
 
+@pytest.mark.long
 def test_search_explain_reject_run(demo, tmp_path):
     keep_networks(demo, KIND)  # one network to rebuild: the run stays short
     with gui_server(demo, tmp_path / "gui.stderr") as server, sync_playwright() as playwright:

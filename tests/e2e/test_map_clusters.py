@@ -51,6 +51,7 @@ def open_map(page: Page) -> None:
     expect(stage).to_have_attribute("data-ready", "true")
 
 
+@pytest.mark.long
 def test_legend_lists_the_clusters_and_picks_one(demo, tmp_path):
     with gui_server(demo, tmp_path / "gui.stderr") as server, sync_playwright() as playwright:
         network = api(server["url"], f"api/networks/{KIND}?edges=0")
@@ -113,6 +114,7 @@ def test_legend_lists_the_clusters_and_picks_one(demo, tmp_path):
             assert not errors, errors
 
 
+@pytest.mark.long
 def test_density_view_lays_the_grid_under_the_graph(demo, tmp_path):
     with gui_server(demo, tmp_path / "gui.stderr") as server, sync_playwright() as playwright:
         grid = api(server["url"], f"api/networks/{KIND}/density?metric=strength")

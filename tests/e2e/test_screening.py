@@ -35,6 +35,7 @@ def shown(page: Page) -> list[str]:
     return [first] + page.locator('[data-testid="queue-next"] li').evaluate_all("els => els.map(e => e.dataset.id)")
 
 
+@pytest.mark.long
 def test_screen_twenty_by_keyboard_and_the_queue_learns(demo, tmp_path):
     truth = labels()
     with gui_server(demo, tmp_path / "gui.stderr") as server, sync_playwright() as playwright:

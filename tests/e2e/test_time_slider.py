@@ -4,6 +4,7 @@ sliced network; each step shows exactly that slice's members, coloured by their 
 from __future__ import annotations
 
 from playwright.sync_api import expect, sync_playwright
+import pytest
 
 from tests.integration.conftest import copy_workspace
 
@@ -27,6 +28,7 @@ COLOURS = """() => {
 }"""
 
 
+@pytest.mark.long
 def test_time_slider_shows_each_slice(timed_demo, tmp_path):
     workspace = copy_workspace(timed_demo, tmp_path / "review")
     with gui_server(workspace, tmp_path / "gui.stderr") as server, sync_playwright() as playwright:

@@ -328,6 +328,7 @@ def call_b2g(args: list[str], ws: Path) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_bad_input_is_a_typed_error_that_loses_nothing(case, sealed, tmp_path):
     ws = copy_workspace(sealed, tmp_path / "review")
@@ -363,6 +364,7 @@ def test_the_table_is_wide():
     assert {c.exit for c in CASES} >= {2, 5}
 
 
+@pytest.mark.long
 def test_an_unreadable_curation_file_is_said_by_every_verb(sealed, tmp_path):
     """status said PERMISSION_DENIED (exit 5, from the drift check's hashing) where queue said
     FILE_UNREADABLE (exit 2): now status answers with the work it shows stale and warns, as for a broken

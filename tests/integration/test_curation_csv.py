@@ -29,6 +29,7 @@ def _excel_save(rows: list[dict], path: Path) -> None:
     path.write_bytes(b"\xef\xbb\xbf" + buf.getvalue().encode("utf-8"))
 
 
+@pytest.mark.long
 def test_round_trip_changes_exactly_the_edited_rows(ws, tmp_path):
     dumped = b2g("curate", "dump", "--json", "--workspace", str(ws)).envelope["data"]
     text = Path(dumped["path"]).read_bytes()
@@ -55,6 +56,7 @@ def test_round_trip_changes_exactly_the_edited_rows(ws, tmp_path):
     assert curation.read(ws / "config/curation.tsv") == after
 
 
+@pytest.mark.long
 def test_a_bad_decision_changes_nothing_and_unknown_rows_are_reported(ws, tmp_path):
     before = (ws / "config/curation.tsv").read_bytes()
     bad = tmp_path / "bad.csv"

@@ -20,6 +20,7 @@ SAMPLE = ["results/seed/manifest.json", "results/chain/pool/terms.parquet", "res
           "results/report/index.html", "config/curation.tsv"]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("how", MUTATIONS)
 @pytest.mark.parametrize("relative", SAMPLE)
 def test_status_names_exactly_the_affected_jobs(built_demo, tmp_path, relative, how):
@@ -32,6 +33,7 @@ def test_status_names_exactly_the_affected_jobs(built_demo, tmp_path, relative, 
     assert found == affected(root, relative)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("relative,how", [("results/networks/coupling/edges.parquet", "corrupt"),
                                           ("results/networks/keywords/manifest.json", "delete"),
                                           ("results/export/citation/nodes.csv", "edit")])

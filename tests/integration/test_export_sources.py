@@ -17,6 +17,8 @@ from .helpers import b2g
 
 WOS = "wos/scientopy-iot-gateway-wos.txt"
 SCOPUS = "scopus/scientopy-iot-gateway-scopus.csv"
+#: the module's workflow run on the two exports takes about 40 s
+pytestmark = pytest.mark.long
 
 
 def _rows(path: Path, encoding: str = "utf-8-sig", delimiter: str = ",") -> list[dict[str, str]]:

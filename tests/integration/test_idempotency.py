@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from bib2graph.atomic import sha256_text
 from bib2graph.service.idempotency import RECORDS
 
@@ -55,6 +57,7 @@ def _holds_lock(pid: int, path: Path) -> bool:
     return False
 
 
+@pytest.mark.long
 def test_a_run_repeated_with_its_key_while_it_runs_does_not_start_a_second(demo):
     key, logs = "nightly", demo / ".snakemake/log"
     before = len(list(logs.iterdir()))

@@ -54,6 +54,7 @@ def test_the_exports_carry_the_layouts_coordinates(built_demo):
         assert [(graph.nodes[n]["x"], graph.nodes[n]["y"]) for n in layout["node_id"]] == expected, kind
 
 
+@pytest.mark.long
 def test_the_demo_exports_hold_every_edge_and_say_so(built_demo):
     """The demo is far below export.max_edges: every visual file holds all edges, as its manifest says."""
     import json
@@ -121,6 +122,7 @@ def test_the_report_shows_a_map_and_a_year_overlay_of_every_network(built_demo):
     assert "How these results were made" in report and "igraph" in report
 
 
+@pytest.mark.long
 def test_editing_the_layout_section_reruns_only_layouts_exports_and_the_report(demo):
     import yaml
 

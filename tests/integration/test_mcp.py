@@ -102,6 +102,7 @@ def _reads(session) -> list[tuple[str, dict, list[str]]]:
             ("schema", {}, ["schema"])]
 
 
+@pytest.mark.long
 def test_every_read_tool_answers_as_the_cli_and_changes_no_byte(session, ws):
     before = digest(ws)
     calls = _reads(session)
@@ -194,6 +195,7 @@ def _sequence(call, root: Path, steps: list) -> list[tuple[str, dict, int]]:
     return [(name, call(arguments, argv), len(list(logs.iterdir())) - before) for name, arguments, argv in steps]
 
 
+@pytest.mark.long
 def test_writes_leave_the_same_curation_and_artifacts(session, ws, built_demo, tmp_path):
     other = copy_workspace(built_demo, tmp_path / "review")
     start = datetime.now(timezone.utc).replace(microsecond=0)
@@ -280,6 +282,7 @@ def _check_artifacts(ws: Path, other: Path) -> None:
             assert inputs[0] == inputs[1]
 
 
+@pytest.mark.long
 def test_stdout_carries_only_the_protocol(demo):
     """A raw client: whatever the tools run (Snakemake included), every line on stdout is JSON-RPC. (The
     phase tools the parity test leaves out, seed and chain, are called here.)"""

@@ -82,6 +82,7 @@ def results_bytes(root: Path) -> dict[str, bytes]:
             if p.is_file() and "logs" not in p.parts and "benchmarks" not in p.parts}
 
 
+@pytest.mark.long
 def test_depth_one_admits_the_citation_neighbours_with_few_requests(tmp_path, server):
     root = workspace(tmp_path / "ws")
     call = run(root, server)
@@ -122,6 +123,7 @@ def reference(tmp_path_factory) -> dict[str, bytes]:
     return results_bytes(root)
 
 
+@pytest.mark.long
 def test_faults_at_30_percent_give_the_same_artifacts(tmp_path, server, reference):
     server.faults.set("throttle", 0.15).set("error503", 0.15)
     server.faults.max_streak = 4      # the client tries 7 times: every request gets through in the end
@@ -132,6 +134,7 @@ def test_faults_at_30_percent_give_the_same_artifacts(tmp_path, server, referenc
     assert results_bytes(faulty) == reference
 
 
+@pytest.mark.long
 def test_exhausted_budget_exits_4_and_keeps_what_was_fetched(tmp_path):
     with OpenAlexTestServer(load_works([DEMO_ZIP]), budget=4, reset_seconds=3600, retry_after=0) as srv:
         root = workspace(tmp_path / "ws")
@@ -149,6 +152,7 @@ def test_exhausted_budget_exits_4_and_keeps_what_was_fetched(tmp_path):
         assert srv.requests() and asked_again(srv, stored) == []
 
 
+@pytest.mark.long
 def test_depth_two_chains_from_the_first_round(tmp_path, server):
     root = workspace(tmp_path / "ws", depth=2)
     assert run(root, server).returncode == 0
@@ -160,6 +164,7 @@ def test_depth_two_chains_from_the_first_round(tmp_path, server):
     assert all(set(v.split()) <= one for v in two.via)
 
 
+@pytest.mark.long
 def test_a_run_killed_mid_fetch_finishes_the_same(tmp_path, reference):
     with OpenAlexTestServer(load_works([DEMO_ZIP]), retry_after=0, latency=0.05) as srv:
         root = workspace(tmp_path / "ws")
@@ -182,6 +187,7 @@ def test_a_run_killed_mid_fetch_finishes_the_same(tmp_path, reference):
     assert results_bytes(root) == reference
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("seeded_by", ["ids", "dois"])
 def test_plan_prices_the_run_from_the_store_without_asking(tmp_path, server, seeded_by):
     """Seeds given by DOI (or PMID, or a query) priced the first chaining round at nothing, without a word,
@@ -211,6 +217,7 @@ def test_plan_prices_the_run_from_the_store_without_asking(tmp_path, server, see
     assert data["cost_usd"] > 0
 
 
+@pytest.mark.long
 def test_the_first_monitor_after_a_build_reports_what_the_review_has_not_met_then_nothing(tmp_path, server):
     root = workspace(tmp_path / "ws")
     env = {"B2G_OPENALEX_URL": server.url, **FAST}
@@ -249,6 +256,7 @@ def test_the_first_monitor_after_a_build_reports_what_the_review_has_not_met_the
     assert after.returncode == 0 and not set(after.envelope["data"]["new_ids"]) & set(data["new_ids"])
 
 
+@pytest.mark.long
 def test_seeding_from_bibtex_and_query_reports_what_does_not_resolve(tmp_path, server):
     universe = {short_id(w["id"]): w for w in load_works([DEMO_ZIP])}
     with_doi = [w for w in universe.values() if w.get("doi")][:3]
@@ -313,6 +321,7 @@ def served_label(work: dict) -> tuple[str, int | None, str | None]:
     return label, year, normalize_doi(work.get("doi"))
 
 
+@pytest.mark.long
 def test_cocited_works_outside_the_corpus_are_named_from_batched_lookups_then_from_the_store(tmp_path):
     universe = {short_id(w["id"]): w for w in load_works([DEMO_ZIP])}
     refs = seed_references()
@@ -348,6 +357,7 @@ def test_cocited_works_outside_the_corpus_are_named_from_batched_lookups_then_fr
         assert results_bytes(root) == first
 
 
+@pytest.mark.long
 def test_an_exhausted_budget_stops_the_lookup_keeps_what_came_and_resumes(tmp_path):
     refs = seed_references()
     with OpenAlexTestServer(load_works([DEMO_ZIP]), retry_after=0, stub_references=True,

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from bib2graph.cli import main
 
@@ -48,6 +49,7 @@ def strongest_edge(ws: Path, kind: str) -> tuple[str, str]:
     return top["source"], top["target"]
 
 
+@pytest.mark.long
 def test_read_verbs_write_nothing_and_answer_in_the_contract(built_demo, capsys):
     ws = built_demo
     source, target = strongest_edge(ws, "coupling")
@@ -264,6 +266,7 @@ def test_inspect_lists_the_strongest_neighbours_in_each_network(built_demo, caps
         {(s, "in") for s in arcs.loc[arcs.target == source, "source"]}
 
 
+@pytest.mark.long
 def test_a_json_artifact_damaged_or_of_another_shape_is_artifact_corrupt(demo, capsys):
     """metrics.json or stability.json emptied, or holding JSON that is no object (`[]`, `null`, `NaN`): the
     read verbs answer ARTIFACT_CORRUPT naming the file (inspect, network and evidence were INTERNAL)."""

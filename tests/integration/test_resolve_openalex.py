@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 import yaml
 
 from bib2graph.ids import normalize_doi
@@ -34,6 +35,7 @@ def _records(text: str) -> list[dict[str, list[str]]]:
 FAST = {"B2G_OPENALEX_BACKOFF": "0.01", "B2G_OPENALEX_RATE": "0"}
 
 
+@pytest.mark.long
 def test_cited_dois_take_their_openalex_ids_and_are_asked_once(shared_data, tmp_path):
     zips = [shared_data / "synergy/Donners_2021/works_1.zip"]
     served = synergy_works(zips)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 import yaml
 
 from bib2graph.ids import short_id
@@ -21,6 +22,7 @@ from .helpers import b2g
 FAST = {"B2G_OPENALEX_BACKOFF": "0.01", "B2G_OPENALEX_RATE": "0"}
 
 
+@pytest.mark.long
 def test_cited_pmids_take_their_openalex_ids_and_are_asked_once(shared_data, tmp_path):
     zips = [shared_data / "synergy/Donners_2021/works_1.zip"]
     served = synergy_works(zips)

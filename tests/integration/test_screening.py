@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from bib2graph.screening import metrics
@@ -24,6 +25,7 @@ def envelope(ws, *args):
     return done.stdout, env["data"]
 
 
+@pytest.mark.long
 def test_the_same_decisions_give_the_same_queue_bytes_and_before_gives_back_what_was_seen(demo):
     _, first = envelope(demo, "queue", "--limit", "20")
     assert first["order"]["by"] == "work_id"            # seeds are includes; no exclude yet
@@ -53,6 +55,7 @@ def test_the_same_decisions_give_the_same_queue_bytes_and_before_gives_back_what
     assert by_doi["works"] == again["works"]     # the decided work named by its DOI
 
 
+@pytest.mark.long
 def test_the_simulate_job_writes_curves_summary_and_figure(demo):
     spec_path = demo / "config/research.yaml"
     spec = yaml.safe_load(spec_path.read_text(encoding="utf-8"))
@@ -83,6 +86,7 @@ def test_the_simulate_job_writes_curves_summary_and_figure(demo):
     assert checked["ok"] and "results/screening/simulation.json" in {c["path"] for c in checked["data"]["checked"]}
 
 
+@pytest.mark.long
 def test_simulate_reads_and_writes_files_named_relative_to_the_current_directory(demo, tmp_path):
     """As `curate apply FILE` and `curate dump --out` do: a script in its own folder names its files."""
     from bib2graph.paths import bundled_data_dir

@@ -43,6 +43,7 @@ REPEATS = int(os.environ.get("B2G_SIGNAL_REPEATS", "1"))   # `make fuzz`: the Ct
 CASES = [("sigterm-to-b2g", 0)] + [("ctrl-c-to-the-group", n) for n in range(REPEATS)]   # SIGINT to b2g: as SIGTERM
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("how, attempt", CASES, ids=[f"{how}-{n}" for how, n in CASES])
 def test_an_interrupted_run_ends_in_an_envelope_and_resumes(how, attempt, built_demo, tmp_path):
     """Each attempt signals a little later into the job (not a synchronisation: where the signal lands

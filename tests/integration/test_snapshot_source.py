@@ -36,6 +36,7 @@ def _snapshot_workspace(built_demo: Path, target: Path, dates: int, parts: int) 
     return root, works
 
 
+@pytest.mark.long
 def test_snapshot_equals_files_source_and_a_new_partition_reruns_only_its_jobs(built_demo, tmp_path):
     root, works = _snapshot_workspace(built_demo, tmp_path / "review", dates=2, parts=1)
     run = b2g("run", "networks", "--cores", "2", "--json", "--workspace", str(root))
@@ -73,6 +74,7 @@ def test_snapshot_equals_files_source_and_a_new_partition_reruns_only_its_jobs(b
         job for job in jobs if job.split(":")[0] in ("network", "clusters", "stability", "layout", "export", "report")}
 
 
+@pytest.mark.long
 def test_a_truncated_partition_is_an_error_naming_the_file(built_demo, tmp_path):
     root, _ = _snapshot_workspace(built_demo, tmp_path / "review", dates=1, parts=1)
     damaged = next((root / "snapshot").rglob("part_000.gz"))

@@ -15,6 +15,7 @@ from .helpers import b2g, tree_state
 pytestmark = pytest.mark.integration
 
 
+@pytest.mark.long
 def test_two_snapshots_diff_and_restore(demo):
     ws = keep_networks(demo, "coupling", "citation")
     assert b2g("run", "--cores", "2", "--workspace", str(ws)).returncode == 0   # the report, again

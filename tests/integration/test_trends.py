@@ -70,6 +70,7 @@ def test_trend_tables_are_consistent(timed):
     assert ((flows["inclusion"] > 0) & (flows["inclusion"] <= 1)).all()
 
 
+@pytest.mark.long
 def test_reruns_are_byte_identical(timed, tmp_path):
     root = copy_workspace(timed, tmp_path / "again")
     before = _digests(root, "results/trends", "results/slices")
@@ -81,6 +82,7 @@ def test_reruns_are_byte_identical(timed, tmp_path):
     assert _digests(root, "results/trends", "results/slices") == before
 
 
+@pytest.mark.long
 def test_changing_the_slice_length_reruns_only_the_time_rules(timed, tmp_path):
     root = copy_workspace(timed, tmp_path / "longer")
     _set_time(root, slice_years=3)
@@ -129,6 +131,7 @@ def test_dynamic_gexf_holds_every_slice_of_every_node_and_edge(timed):
         [(int(v), float(a), float(b)) for v, a, b in clusters]
 
 
+@pytest.mark.long
 def test_damaged_slice_tables_are_artifact_corrupt(timed, tmp_path):
     """A slices table cut short or not Parquet: `slices` answers ARTIFACT_CORRUPT naming it (was INTERNAL)."""
     root = copy_workspace(timed, tmp_path / "review")

@@ -38,6 +38,7 @@ def site(wheel, tmp_path_factory) -> Path:
     return site
 
 
+@pytest.mark.long
 def test_init_and_run_from_a_built_wheel(wheel, site, tmp_path):
     with zipfile.ZipFile(wheel) as archive:
         assert {f"bib2graph/profiles/{name}/config.yaml" for name in PROFILES} <= set(archive.namelist())
@@ -69,6 +70,7 @@ def test_init_and_run_from_a_built_wheel(wheel, site, tmp_path):
     assert (ws / "results/report/index.html").is_file()
 
 
+@pytest.mark.long
 def test_the_wheel_serves_the_gui_without_node(wheel, site, tmp_path):
     """Acceptance 5: the GUI's files are in the wheel, its extra names FastAPI and uvicorn, and the
     installed `b2g gui` serves index.html and the API with no Node on the PATH."""

@@ -89,6 +89,7 @@ def test_second_run_does_nothing(demo):
     assert tree_state(workspace / "results") == before
 
 
+@pytest.mark.long
 def test_status_is_one_json_line_and_names_the_stale_network(demo):
     workspace = demo
     status = b2g("status", "--json", "--workspace", str(workspace))
@@ -123,6 +124,7 @@ def test_status_is_one_json_line_and_names_the_stale_network(demo):
             .envelope["data"]["jobs"]} == {"complete"}
 
 
+@pytest.mark.long
 def test_the_labels_section_makes_only_the_cited_works_and_what_reads_them_stale(demo):
     spec_path = demo / "config/research.yaml"
     original = spec_path.read_text(encoding="utf-8")
@@ -154,6 +156,7 @@ def test_cocited_works_the_universe_holds_are_named(built_demo):
     assert (outside.drop(named)["label"] == outside.drop(named).index).all()
 
 
+@pytest.mark.long
 def test_editing_cluster_labels_or_stability_reruns_only_the_jobs_that_use_them(demo):
     workspace = keep_networks(demo, "coupling")
     assert b2g("run", "--cores", "2", "--workspace", str(workspace)).returncode == 0   # the report, for one network
@@ -195,6 +198,7 @@ def test_editing_cluster_labels_or_stability_reruns_only_the_jobs_that_use_them(
     assert said["reproducibility"].replace("'", "&#x27;") in report and "2 other seeds" in said["reproducibility"]
 
 
+@pytest.mark.long
 def test_skipping_betweenness_reruns_the_networks_and_every_file_says_null(demo):
     workspace = keep_networks(demo, "citation")
     spec_path = workspace / "config/research.yaml"
@@ -214,6 +218,7 @@ def test_skipping_betweenness_reruns_the_networks_and_every_file_says_null(demo)
     assert "Betweenness not computed: metrics.betweenness.enabled is false" in report
 
 
+@pytest.mark.long
 def test_reject_reruns_corpus_onward_and_accept_restores(demo):
     workspace = keep_networks(demo, "coupling")
     coupling = _nodes(workspace, "coupling")
@@ -295,6 +300,7 @@ def test_bad_spec_exits_2_and_changes_nothing(demo, edit, key, place):
     assert tree_state(workspace / "results") == before
 
 
+@pytest.mark.long
 def test_skipped_seed_entries_and_an_empty_corpus_are_said_in_the_envelope(demo):
     (demo / "seeds.bib").write_text("@article{kept,\n  doi = {10.1016/j.nlm.2011.11.007}\n}\n"
                                     "@article{broken,\n  title = {never closed\n", encoding="utf-8")

@@ -73,11 +73,13 @@ def _round_trip(bundle, folder: Path) -> None:
             assert got == wanted, (suffix, work_id)
 
 
+@pytest.mark.long
 def test_real_corpus_round_trips_through_all_three_formats(donners, tmp_path):
     assert len(donners.works) == 258 and donners.works["doi"].notna().sum() > 200
     _round_trip(donners, tmp_path)
 
 
+@pytest.mark.long
 def test_a_bibliography_read_as_a_source_gives_back_the_corpus(donners, tmp_path):
     """Through the source reader (format detected, records merged into works) too."""
     write_bibliography(entries(donners), [tmp_path / f"corpus{suffix}" for suffix in READERS])

@@ -155,6 +155,7 @@ def _tables(draw) -> tuple[pd.DataFrame, pd.DataFrame]:
     return works, authorships
 
 
+@pytest.mark.long
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                        HealthCheck.too_slow])
 @given(tables=_tables(), size=st.sampled_from([2, 20_000]))
@@ -199,6 +200,7 @@ def test_name_forms_reach_the_kernels_and_python_alike():
 _TAGS = st.lists(st.one_of(_NASTY, st.text(max_size=8), st.just("b2g:cluster-3")), max_size=4)
 
 
+@pytest.mark.long
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                        HealthCheck.too_slow])
 @given(tables=_tables(), data=st.data(), size=st.sampled_from([1, 3, 20_000]))

@@ -212,6 +212,7 @@ def _distances(net) -> np.ndarray:
     return d
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("kind", ["coupling", "citation", "coauthorship"])
 def test_silhouette_equals_scikit_learn(corpus, kind):
     net = build(kind, corpus, {}, FAST)

@@ -133,6 +133,7 @@ def test_an_empty_pool(tmp_path):
     assert len(_same_bytes(tmp_path, Bundle.empty(), seeds, cands, {"include": "rat*"})) == 0
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("size", [1, 2, 7, 100, 10_000])
 def test_bibliography_chunks_at_every_boundary(tmp_path, demo_pool, size):
     corpus = demo_pool[0]

@@ -323,6 +323,7 @@ def parse_vos_score(net):
     return [float(r[column]) for r in rows] if rows and column in rows[0] else None
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", [*CASES, "hostile"])
 def test_column_wise_writers_give_the_bytes_of_the_per_row_ones(networks, sep, hostile, tmp_path, name):
     """The column-wise writers equal, byte for byte, the per-row ones they replaced (export_reference)."""

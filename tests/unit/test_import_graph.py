@@ -21,6 +21,7 @@ reads a name from its own package's `__init__`, which imports that module, is a 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "src"
@@ -103,7 +104,13 @@ def _targets(node: ast.AST, name: str, known: dict[str, Path], tables: dict[str,
 
 
 def graph() -> dict[str, set[str]]:
-    """Module -> the package's modules it imports (itself excluded)."""
+    """Module -> the package's modules it imports (itself excluded): a copy each test may change."""
+    return {name: set(targets) for name, targets in _graph().items()}
+
+
+@functools.cache
+def _graph() -> dict[str, set[str]]:
+    """The graph, read from the source once per test process (parsing every module takes seconds)."""
     known = modules()
     edges = {}
     for name, path in known.items():

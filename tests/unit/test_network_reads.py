@@ -44,6 +44,7 @@ def test_tables_a_kind_does_not_read_stand_empty(folder):
     assert set(NETWORK_TABLES) == set(KINDS)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_every_network_is_the_same_without_the_abstracts_and_other_tables(folder, kind):
     def network(corpus):   # as the network job builds it: cluster names are the clusters job's

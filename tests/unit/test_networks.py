@@ -163,6 +163,7 @@ def assert_close(got: dict, want: dict) -> None:
 # Edges and weights against the reference
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("kind", KINDS)
 def test_raw_edges_and_occurrences_match_the_definition(corpus, kind):
     net = built(corpus, kind, {})
@@ -427,6 +428,7 @@ def test_thesaurus_merges_and_drops_terms(sep, tmp_path):
 # Determinism, schemas, clusters, metrics
 
 
+@pytest.mark.long
 def test_two_builds_write_identical_bytes(sep, tmp_path):
     first = build("coauthorship", sep, {"counting": "fractional", "normalization": "association_vos"}, {})
     second = build("coauthorship", sep, {"counting": "fractional", "normalization": "association_vos"}, {})
@@ -546,6 +548,7 @@ def test_stability_on_large_networks_uses_one_other_seed_and_says_why():
     assert large["implementation"]["iterations"] == 2
 
 
+@pytest.mark.long
 def test_a_job_with_two_threads_builds_the_same_network(sep, monkeypatch):
     """With two workers the stability score's other runs and eigenvector centrality come from a forked
     process (the size threshold lowered to fork here); nodes, edges and metrics equal one worker's.

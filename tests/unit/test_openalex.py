@@ -229,6 +229,7 @@ def test_or_batches_respect_count_and_url_length(dois):
 
 # ------------------------------------------------------------------------------------------ the store
 
+@pytest.mark.long
 def test_store_makes_a_second_run_free(server, make_client, tmp_path, ids, works, clean_result):
     first = make_client(store=RawStore(tmp_path / "openalex"))
     result = scenario(first, ids, works)
@@ -302,6 +303,7 @@ scenario(client, [short_id(w["id"]) for w in works], works, store=Announcing(sto
 """
 
 
+@pytest.mark.long
 def test_a_run_killed_mid_fetch_resumes_without_asking_again(server, make_client, tmp_path, ids, works,
                                                              clean_result):
     store_dir = tmp_path / "openalex"
@@ -573,6 +575,7 @@ def test_new_citing_works_appear_at_runtime(works, ids, sleeps):
     assert after == before | {"W4400000001"}
 
 
+@pytest.mark.long
 def test_graph_chains_exactly_like_the_file_universe(server, make_client, works):
     seeds = included_ids(DEMO_LABELS)
     params = {"direction": "both", "depth": 1, "max_candidates": 10_000, "min_links": 1}

@@ -8,6 +8,7 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+import pytest
 
 from bib2graph.ids import _OPENALEX_PREFIXES
 from bib2graph.ids import short_id
@@ -19,6 +20,7 @@ _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow
                      max_leaves=20)
 
 
+@pytest.mark.long
 @settings(max_examples=500, deadline=None)
 @given(value=_JSON)
 def test_a_json_line_reads_as_the_standard_library_reads_it(value):

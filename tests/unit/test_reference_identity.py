@@ -136,6 +136,7 @@ def test_real_pairs_agree_at_least_as_measured(name, pair_counts):
     assert pair_counts[name]["agreement"][0]["jaccard"] >= FLOORS[name]
 
 
+@pytest.mark.long
 def test_the_import_joins_a_work_its_exports_date_a_year_apart(pair_files, monkeypatch):
     """What the import merges (in DuckDB, a group at a time) is what `merge_identities` defines: here a
     reference WoS dates 2021 (with its DOI) and Scopus 2020 (online first)."""
@@ -168,6 +169,7 @@ def test_aligned_works_join_unless_initials_volumes_or_two_named_works_say_other
     assert align_lists([(a, c), (doi_a, c)]) == align_lists([(doi_a, c), (a, c)])   # in any order
 
 
+@pytest.mark.long
 def test_the_import_aligns_each_works_two_reference_lists_and_never_joins_two_dois(pair_files, monkeypatch):
     """Two databases' records of one work each citing one work of a surname and year: one cited work
     (Scopus writes a book in full, WoS cuts it at 20 characters); no cited work holds two DOIs after."""
@@ -199,6 +201,7 @@ def test_the_import_aligns_each_works_two_reference_lists_and_never_joins_two_do
     assert len(seen["online_first"]) == 1   # "Frauenberger C, 2017, INTERACT COMPUT, V29, P220, DOI …" and "…, (2016)"
 
 
+@pytest.mark.long
 def test_an_aligned_import_repeats_byte_for_byte(pair_files):
     wos, scopus = pair_files["bibjoin"]
     first, again = (ingest([wos, scopus], [wos.name, scopus.name]) for _ in range(2))
@@ -206,6 +209,7 @@ def test_an_aligned_import_repeats_byte_for_byte(pair_files):
     assert first.bundle.references.equals(again.bundle.references) and first.cited.equals(again.cited)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ["dse", "tobler"])
 def test_the_imports_groups_merge_as_every_group_would(name, pair_files, monkeypatch):
     """The import hands `merge_forms` only the blocks, title groups and volume-and-page groups in which
@@ -257,6 +261,7 @@ def _all_real_references(pair_files) -> list[ParsedRef]:
     return [p for raw, style in raws if (p := parse_reference(raw, style)) is not None]
 
 
+@pytest.mark.long
 def test_no_identity_holds_two_dois_over_every_real_file(pair_files):
     refs = _all_real_references(pair_files)
     merged = merge_identities(set(refs))
@@ -498,6 +503,7 @@ def test_a_reference_naming_no_work_is_no_identity(raw, style):
     assert parsed is not None and not names_a_work(parsed)
 
 
+@pytest.mark.long
 def test_bare_years_couple_nothing_in_a_real_file(pair_files):
     """dse-citan's Scopus file writes 24 references as "(2016)"; none becomes a cited work."""
     _, scopus = pair_files["dse"]
@@ -550,6 +556,7 @@ _REFS = st.builds(
     title=st.sampled_from([None, None, "Electron transport in thin films", "Electron transport in thin films II"]))
 
 
+@pytest.mark.long
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_REFS, min_size=1, max_size=12), st.randoms(use_true_random=False))
 def test_merging_keeps_every_doi_its_own_and_ignores_the_order(refs, random):

@@ -24,6 +24,7 @@ def _sha(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.long
 def test_arrow_batches_write_the_bytes_write_table_writes(tmp_path):
     """Two row groups (pyarrow cuts at 2^20 rows), batches that straddle them; then half the works kept."""
     rng = random.Random(7)
@@ -70,6 +71,7 @@ def pair(tmp_path_factory):
     return [_unpacked("dse-citan-wos.txt.gz", folder), _unpacked("dse-citan-scopus.csv.gz", folder)]
 
 
+@pytest.mark.long
 def test_a_tiny_cache_and_tiny_batches_give_the_same_import(pair, monkeypatch):
     """References parsed again after the cache is cleared, rows sent to DuckDB a hundred at a time, joined on
     identities rather than their hashes, cited works sorted some 2,000 at a time, the works' rows spilled 7 at a

@@ -49,6 +49,7 @@ def _run_deaf(signals: list[int], tmp_path, monkeypatch) -> tuple[tuple[int, boo
     return found, int(lines[0])
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("signals, grace", [([signal.SIGTERM], 1.0), ([signal.SIGTERM, signal.SIGINT], 600.0)],
                          ids=["one-signal-then-the-grace", "a-second-signal"])
 def test_a_snakemake_that_does_not_stop_is_killed_with_its_jobs(signals, grace, tmp_path, monkeypatch):

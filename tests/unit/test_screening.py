@@ -54,6 +54,7 @@ def test_p_value_is_the_definition(seen, unseen, tau):
     assert stopping.p_value(seen, N, tau) == pytest.approx(brute_p(seen, N, tau), rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.long
 def test_the_rule_is_calibrated_on_random_orders():
     """Screening in a random order (the rule's null model): where it first says stop, recall is ≥ 95% in
     at least 95% of the runs that stopped."""
@@ -208,6 +209,7 @@ def sep():
     return found, truth[truth["work_id"].isin(set(found.work_ids))]
 
 
+@pytest.mark.long
 def test_the_same_decisions_give_the_same_ranking_and_why(sep):
     found, truth = sep
     index = found.index()
@@ -296,6 +298,7 @@ def test_why_ranked_names_real_links_and_positive_terms(sep):
         assert why["linked_includes_total"] == linked
 
 
+@pytest.mark.long
 def test_simulation_replays_deterministically_and_finds_everything(sep):
     found, truth = sep
     runs = simulation.simulate(found, truth, MODEL, 1, [0, 1], 0.95, 0.95)

@@ -121,6 +121,7 @@ def seeds(demo_universe):
     return conform(__import__("pandas").DataFrame({"work_id": ids, "seeded_by": "id"}), SEEDS)
 
 
+@pytest.mark.long
 @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(drawn=from_schema(spec_mod.schema(), spec_mod.schema()))

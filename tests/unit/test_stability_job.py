@@ -52,6 +52,7 @@ def _read(path: str) -> dict:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("kind", ["coupling", "cocitation", "citation", "keywords"])
 def test_the_stability_job_scores_what_the_network_job_would_have(workspace, corpus, kind):
     """The same score as the in-process build's, which clusters the graph it holds: the job's graph, from

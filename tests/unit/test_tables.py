@@ -38,6 +38,7 @@ def test_the_arrow_schema_of_a_table_is_what_pyarrow_derives_from_its_frame():
         assert arrow_schema(schema).equals(derived, check_metadata=True), schema.name
 
 
+@pytest.mark.long
 def test_the_tables_an_import_reads_back_unchecked_are_the_checked_ones(shared_data, tmp_path):
     """`ingest` reads its just-written tables without pandera (`write_arrow` checked every row): each is
     the frame a checked read gives, for real files of several kinds and for an empty one."""

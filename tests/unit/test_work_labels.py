@@ -78,6 +78,7 @@ def test_cited_works_come_from_the_pool_or_the_lookup_capped_by_citations(demo_u
     assert len(asked) == 2 and not (~offline["in_pool"]).any() and report["fetch"] is False
 
 
+@pytest.mark.long
 def test_a_cited_work_openalex_merged_is_named_by_the_id_the_pool_cites(tmp_path, demo_universe):
     from bib2graph.sources.openalex_source import OpenAlexSource
 
@@ -100,6 +101,7 @@ def test_a_cited_work_openalex_merged_is_named_by_the_id_the_pool_cites(tmp_path
     assert report["asked"] == report["outside_pool"] and srv.requests("singleton")   # the 301 was followed
 
 
+@pytest.mark.long
 def test_cited_works_nobody_fetched_are_named_by_what_the_citing_records_say():
     """A real Web of Science export, offline: the co-cited references outside the universe take their
     first author, year and source from the parsed CR lines, and their labels say so."""
