@@ -531,8 +531,9 @@ def run_trends(spec: dict, kind: None, inp: Named, out: Named, skips: Skips) -> 
     citing = kept if span is None else kept.subset(slices.in_span(kept.works, span))   # the range's works cite
     rpys, top, placed = analysis.rpys_tables(citing, [corpus.works, *known], meta, spec["time"]["rpys"]["top"])
     _write_tables({"bursts": bursts, "rpys": rpys, "rpys_top": top}, TREND_TABLES, out)
+    found = bursts["family"].value_counts().to_dict() if len(bursts) else {}
     return {"guards": guards.counts(reasons), "years": list(span) if span else None, "items_tested": tested,
-            "bursts": bursts["family"].value_counts().sort_index().to_dict() if len(bursts) else {},
+            "bursts": {family: int(found.get(family, 0)) for family in sorted(tested)},   # 0: tested, none found
             "rpys": placed}
 
 

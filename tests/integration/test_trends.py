@@ -63,6 +63,9 @@ def test_trend_tables_are_consistent(timed):
     assert (bursts["end"] - bursts["begin"] + 1 >= 2).all()          # CiteSpace's minimum duration
     first, last = counts["years"]
     assert bursts["begin"].min() >= first and bursts["end"].max() <= last
+    # every family tested is counted, 0 when none of its items burst
+    assert set(counts["bursts"]) == set(counts["items_tested"])
+    assert counts["bursts"] == {f: int((bursts["family"] == f).sum()) for f in counts["items_tested"]}
     nodes = pd.read_parquet(timed / "results/slices/keywords/nodes.parquet")
     slices = sorted(nodes["slice"].unique())
     assert all(int(s[5:]) - int(s[:4]) <= 4 for s in slices)
