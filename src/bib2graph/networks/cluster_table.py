@@ -96,10 +96,17 @@ def _rank_column(kind: str) -> str:
     return "strength" if kind == "coupling" else "occurrences"
 
 
-def _leaders(members: pd.DataFrame, column: str, name: str) -> list[dict]:
-    top = members.sort_values([column, "node_id"], ascending=[False, True], kind="mergesort").head(TOP)
-    return [{"node_id": str(r.node_id), "label": str(r.label), name: getattr(r, column)}   # metrics.tidy makes
-            for r in top.itertuples(index=False)]                                             # them JSON values
+def _leaders(frame: pd.DataFrame, column: str, name: str) -> dict[int, list[dict]]:
+    """The TOP members of each cluster by `column` (ties by node ID), in one sort of the whole frame: a
+    sort per cluster cost a second for 400 clusters."""
+    top = (frame[["cluster", "node_id", "label", column]]
+           .sort_values(["cluster", column, "node_id"], ascending=[True, False, True], kind="mergesort")
+           .groupby("cluster", sort=False).head(TOP))
+    found: dict[int, list[dict]] = {}
+    for r in top.itertuples(index=False):       # metrics.tidy makes the values JSON values
+        found.setdefault(int(r.cluster), []).append({"node_id": str(r.node_id), "label": str(r.label),
+                                                     name: getattr(r, column)})
+    return found
 
 
 def cluster_table(kind: str, nodes: pd.DataFrame, i: np.ndarray, j: np.ndarray, weight: np.ndarray,
@@ -113,8 +120,11 @@ def cluster_table(kind: str, nodes: pd.DataFrame, i: np.ndarray, j: np.ndarray, 
         cluster=clusters, citations=citations if citations is not None else 0)
     internal, external = _weights(np.asarray(i), np.asarray(j), np.asarray(weight, dtype=float), clusters)
     sizes = frame.groupby("cluster").size()
+    frame = frame[frame["cluster"].isin(sizes.index[sizes >= 2])]
+    central, top = _leaders(frame, "pagerank", "pagerank"), _leaders(frame, rank, rank)
+    cited = _leaders(frame, "citations", "citations") if kind in DOCUMENT_KINDS else {}
     out = []
-    for cluster, members in frame[frame["cluster"].isin(sizes.index[sizes >= 2])].groupby("cluster", sort=True):
+    for cluster, members in frame.groupby("cluster", sort=True):
         years = members["mean_year"].dropna()
         silhouettes = members["silhouette"].dropna()
         out.append({
@@ -123,8 +133,7 @@ def cluster_table(kind: str, nodes: pd.DataFrame, i: np.ndarray, j: np.ndarray, 
             "median_year": float(years.median()) if len(years) else None,
             "internal_weight": float(internal.get(cluster, 0.0)), "external_weight": float(external.get(cluster, 0.0)),
             "silhouette": float(silhouettes.mean()) if len(silhouettes) else None,
-            "central": _leaders(members, "pagerank", "pagerank"),
-            "cited": _leaders(members, "citations", "citations") if kind in DOCUMENT_KINDS else [],
-            "top_nodes": [e["node_id"] for e in _leaders(members, rank, rank)], "ranked_by": rank,
+            "central": central[cluster], "cited": cited.get(cluster, []),
+            "top_nodes": [e["node_id"] for e in top[cluster]], "ranked_by": rank,
         })
     return out
