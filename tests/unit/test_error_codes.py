@@ -13,6 +13,7 @@ The codes are read from the source itself (its syntax tree), so a new code witho
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import re
 from dataclasses import dataclass, field
@@ -115,7 +116,10 @@ def _assigned(func: ast.AST | None, name: str) -> set[str]:
             for text in _texts(node.value)}
 
 
+@functools.cache
 def scan() -> Scan:
+    """Every code the source raises, by the classes raising it: read once per test process, when first
+    asked (it walks every module's syntax tree: seconds that collection should not pay)."""
     modules = _modules()
     result = Scan(classes=_error_classes(modules))
     raisers = _raisers(modules, result.classes)
@@ -167,23 +171,22 @@ def error_class(name: str, scanned: Scan) -> type:
     return getattr(importlib.import_module(module), name)
 
 
-SCAN = scan()
 TABLE = table() if "## Error codes and retrying" in (ROOT / "docs/contract.md").read_text(encoding="utf-8") else {}
 
 
 def test_the_scan_finds_codes_of_every_kind():
     """The scanner itself: a direct code, one through a helper, a conditional one, a class code, a fault."""
-    assert SCAN.codes["UNKNOWN_ID"] == {"DataError"}
-    assert SCAN.codes["NETWORK_PARAMS_INVALID"] == {"SpecError"}        # networks/params.py `_invalid`
-    assert SCAN.codes["UNAUTHORIZED"] == {"UsageError"}                 # api/guard.py `_refuse(..., "CODE")`
-    assert {"PERMISSION_DENIED", "IO_ERROR"} <= set(SCAN.codes)         # `code = "A" if ... else "B"`
-    assert SCAN.codes["RUN_IN_PROGRESS"] == {"RunInProgress"}           # a class in service/jobs.py
-    assert SCAN.codes["RATE_LIMITED"] == {"NetworkError"}               # an OpenAlex client fault
-    assert SCAN.codes["FILE_INVALID"] >= {"DataError"}                  # `part.error(...)`'s default
+    assert scan().codes["UNKNOWN_ID"] == {"DataError"}
+    assert scan().codes["NETWORK_PARAMS_INVALID"] == {"SpecError"}        # networks/params.py `_invalid`
+    assert scan().codes["UNAUTHORIZED"] == {"UsageError"}                 # api/guard.py `_refuse(..., "CODE")`
+    assert {"PERMISSION_DENIED", "IO_ERROR"} <= set(scan().codes)         # `code = "A" if ... else "B"`
+    assert scan().codes["RUN_IN_PROGRESS"] == {"RunInProgress"}           # a class in service/jobs.py
+    assert scan().codes["RATE_LIMITED"] == {"NetworkError"}               # an OpenAlex client fault
+    assert scan().codes["FILE_INVALID"] >= {"DataError"}                  # `part.error(...)`'s default
 
 
 def test_every_code_the_source_raises_has_a_row_and_every_row_a_code():
-    raised = set(SCAN.codes) | {"INTERNAL"}   # INTERNAL: any exception outside the hierarchy
+    raised = set(scan().codes) | {"INTERNAL"}   # INTERNAL: any exception outside the hierarchy
     assert sorted(raised - set(TABLE)) == [], "add these codes to docs/contract.md, 'Error codes and retrying'"
     assert sorted(set(TABLE) - raised) == [], "these rows name codes the source no longer raises"
 
@@ -196,10 +199,10 @@ def test_every_api_status_code_has_a_row():
 def test_each_row_says_what_its_class_says(code):
     row = TABLE[code]
     assert row["retryable"] in {"yes", "no"} and row["what"], row
-    classes = SCAN.codes.get(code, {"B2GError"})
+    classes = scan().codes.get(code, {"B2GError"})
     assert row["class"] in classes, (code, classes)
     for name in classes:   # a code means one thing to an agent: every class raising it agrees
-        cls = error_class(name, SCAN)
+        cls = error_class(name, scan())
         assert cls.retryable is (row["retryable"] == "yes"), (code, name)
         assert row["exit"] == str(cls.exit_code) or (code == "USAGE_ERROR" and row["exit"] == "1, 2"), (code, name)
 
