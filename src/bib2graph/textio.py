@@ -8,6 +8,7 @@ that the person can re-save the file as UTF-8 instead of guessing why "0 entries
 from __future__ import annotations
 
 import codecs
+import html
 import os
 import re
 import stat
@@ -135,6 +136,20 @@ def one_line(value) -> str:
     """Text on one line, as a curation cell or a BibTeX/RIS field holds it: every run of white space
     (newlines, tabs) one space, the `UNPRINTABLE` characters left out."""
     return " ".join(UNPRINTABLE.sub("", str(value)).split())
+
+
+#: an inline markup tag sources put in titles (OpenAlex's HTML, Crossref's JATS and MathML); a `<` that
+#: opens no such tag (``p < 0.05``) is text
+MARKUP_TAG = re.compile(r"</?(?:i|em|italic|b|strong|bold|sub|sup|sc|scp|u|span|font|br|p|a|div|"
+                        r"(?:mml|jats):[a-z]+)(?:\s[^<>]*)?/?>", re.IGNORECASE)
+
+
+def without_markup(text: str) -> str:
+    """`text` as a label shows it: its inline markup tags left out and its HTML entities (``&amp;``)
+    decoded; a map or a VOSviewer file would print ``<i>c-fos</i>`` as it is."""
+    if "<" in text:
+        text = MARKUP_TAG.sub("", text)
+    return html.unescape(text) if "&" in text else text
 
 
 def braces_pair(text: str) -> bool:

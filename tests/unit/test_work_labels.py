@@ -39,6 +39,18 @@ def test_missing_parts_are_left_out_and_nothing_known_gives_the_id(parts, expect
     assert work_label("W1", **parts) == expected
 
 
+@pytest.mark.parametrize("title,expected", [
+    ("Network c-<i>fos</i> mapping", "Network c-fos mapping"),                     # OpenAlex's HTML
+    ("CO<sub>2</sub> &amp; H<sub>2</sub>O", "CO2 & H2O"),
+    ('<jats:title>A <jats:italic>mouse</jats:italic> model</jats:title>', "A mouse model"),  # Crossref's JATS
+    ("<span class='x'>Rats</span><br/>and mice", "Ratsand mice"),
+    ("p < 0.05 in <5% of rats", "p < 0.05 in <5% of rats"),                       # a < that opens no tag
+    ("<i></i>", "W1"),                                                             # nothing left: the ID
+])
+def test_labels_leave_out_the_markup_titles_carry(title, expected):
+    assert work_label("W1", None, None, title) == expected
+
+
 def test_long_titles_are_cut_at_a_word_with_an_ellipsis_the_same_way_every_time():
     label = work_label("W1", "María Martínez", 2014, LONG)
     assert len(label) <= MAX_CHARS and label.endswith("…")

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..atomic import atomic_path
-from ..textio import braces_pair, one_line
+from ..textio import MARKUP_TAG, braces_pair, one_line
 from ..tables import AUTHORSHIPS, WORKS, Bundle, conform, empty
 from .common import native
 
@@ -300,8 +300,6 @@ def _bibtex_doi(doi: str | None) -> str | None:
 _MARKUP = {"i": "textit", "em": "emph", "italic": "textit", "b": "textbf", "strong": "textbf", "bold": "textbf",
            "sub": "textsubscript", "sup": "textsuperscript", "sc": "textsc", "scp": "textsc", "u": "underline"}
 _PAIRED_TAG = re.compile(r"<(i|em|italic|b|strong|bold|sub|sup|sc|scp|u)>([^<>]*)</\1>", re.IGNORECASE)
-_STRAY_TAG = re.compile(r"</?(?:i|em|italic|b|strong|bold|sub|sup|sc|scp|u|span|font|br|p|a|div|"
-                        r"(?:mml|jats):[a-z]+)(?:\s[^<>]*)?/?>", re.IGNORECASE)
 
 
 def latex_markup(text: str | None) -> str | None:
@@ -312,7 +310,7 @@ def latex_markup(text: str | None) -> str | None:
         return text
     for _ in range(2):       # a tag inside another: the inner one first
         text = _PAIRED_TAG.sub(lambda m: f"\\{_MARKUP[m.group(1).lower()]}{{{m.group(2)}}}", text)
-    return _STRAY_TAG.sub("", text)
+    return MARKUP_TAG.sub("", text)
 
 
 def _bibtex_value(value) -> str | None:

@@ -2,14 +2,17 @@
 
 Maps name works by first author and year, as VOSviewer and CiteSpace do; the title (or, without one,
 the venue) tells apart two works of one author and year. Labels are cut deterministically to
-`MAX_CHARS` at a word boundary; a work the data knows nothing about keeps its ID. Work nodes take
-their metadata from the corpus, else from the table of cited works (`bib2graph.cited`).
+`MAX_CHARS` at a word boundary, without the inline markup titles carry (`<i>…</i>`, `&amp;`); a work the
+data knows nothing about keeps its ID. Work nodes take their metadata from the corpus, else from the table
+of cited works (`bib2graph.cited`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from ..textio import without_markup
 
 MAX_CHARS = 80
 _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
@@ -55,7 +58,7 @@ def work_label(work_id: str, first_author=None, year=None, title=None, venue=Non
     year_text = "" if _clean(year) == "" else f"({int(year)})"
     author = first_author if author_is_surname else surname(first_author)
     head = " ".join(p for p in (author, year_text) if p)
-    text = _clean(title) or _clean(venue)
+    text = _clean(without_markup(_clean(title))) or _clean(without_markup(_clean(venue)))
     if not head and not text:
         return str(work_id)
     if not text:
