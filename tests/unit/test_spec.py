@@ -1,4 +1,5 @@
 import copy
+import os
 
 import pytest
 import yaml
@@ -146,10 +147,22 @@ def test_folder_or_unreadable_spec_is_a_workspace_error(tmp_path, monkeypatch):
     def refused(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(yamlfile, "open", refused, raising=False)
-    with pytest.raises(WorkspaceError) as info:
-        spec.load(tmp_path / "other.yaml")
+    (tmp_path / "other.yaml").write_text("version: 1\n")
+    with monkeypatch.context() as patched:
+        patched.setattr(yamlfile.os, "open", refused)
+        with pytest.raises(WorkspaceError) as info:
+            spec.load(tmp_path / "other.yaml")
     assert info.value.code == "SPEC_UNREADABLE" and "Permission denied" in info.value.message
+
+
+def test_a_fifo_or_a_device_in_the_specs_place_is_refused_without_waiting(tmp_path):
+    """Opened without blocking: a FIFO nobody writes to would hang every verb; /dev/zero would fill memory."""
+    os.mkfifo(tmp_path / "research.yaml")
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    for name in ("research.yaml", "zero.yaml"):
+        with pytest.raises(WorkspaceError) as info:
+            spec.load(tmp_path / name)
+        assert info.value.code == "SPEC_UNREADABLE" and "not a regular file" in info.value.message
 
 
 def test_missing_and_oversized_spec(tmp_path):
