@@ -28,8 +28,8 @@ demo: $(STAMP)
 	@echo "  report          results/report/index.html"
 
 # `make test` runs every test but the long ones (marked `long`: over about 2 s here, mostly workflow runs
-# after the shared demo build, the browser and sweeps over every real file), in about 3 minutes on 2 cores;
-# `make test-long` runs those (about 8 minutes); CI (.ci/run) runs both.
+# after the shared demo build, the browser and sweeps over every real file), in about 4 minutes on 2 cores;
+# `make test-long` runs those (about 11 minutes); CI (.ci/run) runs both.
 # Byte-compiled first: where PYTHONDONTWRITEBYTECODE is set, every b2g and Snakemake job process would
 # otherwise compile bib2graph from source again (Python checks each .pyc against its source).
 test: $(STAMP) chromium
