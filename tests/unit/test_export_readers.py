@@ -686,3 +686,59 @@ def test_a_seed_entry_naming_no_work_is_unresolved_not_fatal(tmp_path):
     assert [(s.where, s.reason) for s in skips.items] == [   # no work: reported with its place, not read
         ("record 2", "a work without a usable `id` (an OpenAlex work ID, W…), not 'https://openalex.org/A9'; "
                      "skipped (a file of other records: declare its format in source.formats)")]
+
+
+def test_lens_null_given_names_are_left_out(tmp_path):
+    """Lens writes "null" for a missing given (or family) name: it is no name and no initial N."""
+    path = tmp_path / "lens.csv"
+    path.write_text('"Lens ID","Title","Author/s","Publication Year"\n'
+                    '"000-000-000-000-001","Maps","null Tobler; Waldo R. Tobler; null null",1970\n', encoding="utf-8")
+    (record,), _ = read(read_lens_csv, path)
+    assert [a.name for a in record.authors] == ["Tobler", "Waldo R. Tobler"]
+
+
+OVID = """1. 
+TY  - JOUR
+ID  - CN-00000001
+A1  - Novak M, Kovar K-A, van der Berg JA
+A1  - Smith, John
+T1  - A trial
+KW  - *Psilocybin/pd [Pharmacology]
+KW  - Humans
+KW  - Pupil/de [Drug Effects]
+KW  - *Psilocybin/tu [Therapeutic Use]
+L2  - http://ovidsp.ovid.com/ovidweb.cgi?T=JS&PAGE=reference&D=cctr&NEWS=N&AN=CN-00000001
+ER  - 
+
+2. 
+TY  - JOUR
+ID  - 12345678
+A1  - Doe, Jane
+T1  - A MEDLINE record
+KW  - *Depression/dt [Drug Therapy]
+L2  - http://ovidsp.ovid.com/ovidweb.cgi?T=JS&PAGE=reference&D=med4&NEWS=N&AN=12345678
+ER  - 
+
+TY  - JOUR
+AU  - Roe, R
+T1  - A Dimensions record
+KW  - depression/therapy
+U1  - 35957633 [PMID]
+U2  - PMC9361011 [PMCID]
+ER  - 
+"""
+
+
+def test_ovid_author_lines_keywords_and_noted_pubmed_ids(tmp_path):
+    path = tmp_path / "ovid.ris"
+    path.write_text(OVID, encoding="utf-8")
+    (central, medline, dimensions), _ = read(read_ris, path)
+    # a Vancouver-style line is one author each; "Surname, Given" stays one
+    assert len(central.authors) == 4 and central.authors[1].name.replace(",", "").split() == ["Kovar", "K-A"]
+    assert [a.name.replace(",", "").split()[0] for a in central.authors] == ["Novak", "Kovar", "van", "Smith"]
+    # Ovid MEDLINE and CENTRAL keywords are MeSH headings: descriptors, once each, not author keywords
+    assert central.mesh == ["Psilocybin", "Humans", "Pupil"] and central.author_keywords == []
+    assert medline.mesh == ["Depression"] and medline.ids["pmid"] == "12345678"
+    # elsewhere a keyword with a slash is an author keyword; Dimensions notes its PubMed IDs
+    assert dimensions.mesh == [] and dimensions.author_keywords == ["depression/therapy"]
+    assert (dimensions.ids["pmid"], dimensions.ids["pmcid"]) == ("35957633", "PMC9361011")

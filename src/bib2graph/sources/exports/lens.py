@@ -4,7 +4,7 @@ Columns by name ("Lens ID", "Title", "Date Published", "Publication Year", "Publ
 Title", "Author/s", "Volume", "Issue Number", "Start Page", "End Page", "Fields of Study", "Keywords",
 "MeSH Terms", "PMID", "DOI", "Microsoft Academic ID", "PMCID", "References", "Citing Works Count", …;
 later exports call some of them "Year Published", "Scholarly Citation Count"). Multi-valued cells are
-"; "-separated. Lens gives no affiliations; its "References" are the Lens IDs of the cited works,
+"; "-separated; a missing given name is the word "null" ("null Tobler"), left out. Lens gives no affiliations; its "References" are the Lens IDs of the cited works,
 kept as the raw references ("000-928-794-577-264"). "Keywords" are the authors' keywords; "Fields of
 Study" and "MeSH Terms", assigned by indexers, are the index keywords.
 """
@@ -22,6 +22,13 @@ from .record import Author, CitedRef, Origin, Record
 from .vocab import work_type
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _name(author: str) -> str | None:
+    """An author as Lens writes one, without the word `null` it puts for a missing given or family name
+    ("null Tobler" is Tobler; "null null", no one); otherwise "null" became a given name and its initial N."""
+    words = [w for w in author.split() if w != "null"]
+    return " ".join(words) or None
 
 
 def read_lens_csv(path: Path, name: str, skips: Skips) -> Iterator[Record]:
@@ -56,7 +63,7 @@ def _converter(name: str):
             last_page=get("End Page"),
             cited_by_count=integer(get("Citing Works Count", "Scholarly Citation Count")),
             abstract=get("Abstract"),
-            authors=[Author(name=a) for a in split(get("Author/s", "Authors"), ";")],
+            authors=[Author(name=n) for a in split(get("Author/s", "Authors"), ";") if (n := _name(a))],
             author_keywords=split(get("Keywords"), ";"),
             index_keywords=split(get("Fields of Study"), ";") + split(get("MeSH Terms"), ";"),
             references=[CitedRef(r, row.line) for r in split(get("References"), ";")],

@@ -36,6 +36,7 @@ from ...ids import issns, normalize_doi, normalize_pmid
 from ...skips import Skips
 from . import textfile
 from .languages import language_code
+from .pubmed import mesh_descriptor
 from .record import Author, CitedRef, Origin, Record
 from .scopus_refs import split_references
 from .vocab import work_type
@@ -57,6 +58,13 @@ _CITED_BY = re.compile(r"cited by\s*:?\s*(\d+)\s*$", re.IGNORECASE)
 _PUBMED_PROVIDERS = {"NLM", "PUBMED", "NCBI", "NATIONAL LIBRARY OF MEDICINE"}
 _LINK_ACCESSION = re.compile(r"[?&]AN=(\d{1,9})(?:&|$)")
 _PMCID = re.compile(r"PMC\d+")
+#: one author in Vancouver style, surname then up to four capitals ("Griffiths RR"): Ovid CENTRAL
+#: records put all of a work's authors on one line, "Vojtechovsky M, Hort V, Safratova V"
+_VANCOUVER = re.compile(r"^[^\W\d_][\w'’.\- ]*\s[A-Z](?:-?[A-Z]){0,3}$")
+#: Dimensions writes a work's PubMed IDs as notes: "U1  - 35957633 [PMID]", "U2  - PMC9361011 [PMCID]"
+_NOTED_ID = re.compile(r"^(\d{1,9}|PMC\d+)\s*\[(PMID|PMCID)\]$", re.IGNORECASE)
+#: Ovid's segments whose keywords are MeSH headings: MEDLINE (and its in-process segments) and CENTRAL
+_OVID_MESH = re.compile(r"ovid.*[?&]D=(?:med[a-z]*|prem|cctr)\d*(?:&|$)", re.IGNORECASE)
 _OVID_MEDLINE = re.compile(r"ovid.*[?&]D=(?:med[a-z]*|prem)\d*(?:&|$)", re.IGNORECASE)
 _PRINT = re.compile(r"\bprint\b", re.IGNORECASE)
 # How many lines of a file without any `TY  - ` line are read before it is called not RIS.
@@ -161,6 +169,7 @@ def _record(f: dict[str, Any], block: list[Line], origin: Origin) -> Record:
         venue = _first(f, "secondary_title", "alternate_title3", "journal_name", "alternate_title2")
         abbrev = _first(f, "alternate_title1", "alternate_title2")
     keywords = [k for k in (_text(k) for k in _list(f, "keywords")) if k]
+    mesh = _mesh(keywords) if not embase and _ovid_mesh(tags) else []
     return Record(
         origin=origin, ids=_ids(f, tags, embase), doi=_doi(f, tags),
         title=_first(f, "title", "primary_title"),
@@ -173,11 +182,41 @@ def _record(f: dict[str, Any], block: list[Line], origin: Origin) -> Record:
         first_page=first, last_page=last,
         cited_by_count=_cited_by(tags) if origin.format == "scopus-ris" else None,
         abstract=_first(f, "abstract", "notes_abstract"),
-        authors=[Author(name=a) for a in _list(f, "authors") or _list(f, "first_authors")],
-        author_keywords=[] if embase else keywords,
+        authors=[Author(name=a) for a in _authors(_list(f, "authors") or _list(f, "first_authors"))],
+        author_keywords=[] if embase or mesh else keywords,
         index_keywords=_emtree(keywords) if embase else [],
+        mesh=mesh,
         references=references or cr_references(block),
     )
+
+
+def _authors(values: list[str]) -> list[str]:
+    """One name per author: a value listing several in Vancouver style (`_VANCOUVER`) is split at its
+    commas; "Surname, Given" (one comma, no trailing capitals before it) stays one author."""
+    names = []
+    for value in (_text(v) for v in values):
+        parts = [p.strip() for p in value.split(",")]
+        if len(parts) > 1 and all(_VANCOUVER.match(p) for p in parts):
+            names.extend(parts)
+        elif value:
+            names.append(value)
+    return names
+
+
+def _ovid_mesh(tags: dict[str, list[str]]) -> bool:
+    """A record of Ovid MEDLINE or CENTRAL (its link into such a segment, `_OVID_MESH`, or `DB` naming
+    Ovid MEDLINE), whose keywords are MeSH headings."""
+    links = (v for t in ("UR", "L2", "LK") for v in tags.get(t, []))
+    return (any(_OVID_MESH.search(v) for v in links)
+            or any("ovid medline" in v.lower() for v in tags.get("DB", [])))
+
+
+def _mesh(keywords: list[str]) -> list[str]:
+    """Ovid MEDLINE's and CENTRAL's keywords are MeSH headings ("*Psilocybin/pd [Pharmacology]"): their descriptors,
+    as the PubMed readers keep them; empty when none looks like a heading (a star or a subheading)."""
+    if not any(k.startswith("*") or "/" in k for k in keywords):
+        return []
+    return list(dict.fromkeys(d for d in (mesh_descriptor(k) for k in keywords) if d))
 
 
 def _cited_by(tags: dict[str, list[str]]) -> int | None:
@@ -281,6 +320,12 @@ def _ids(f: dict[str, Any], tags: dict[str, list[str]], embase: bool) -> dict[st
             ids["pmid"] = pmid
     if not embase and "pmid" not in ids:
         ids.update(_pubmed_ids(f, tags, links))
+    for value in (v for t in ("U1", "U2", "U3", "U4", "U5") for v in tags.get(t, [])):
+        if m := _NOTED_ID.match(value.strip()):
+            scheme = m.group(2).lower()
+            found = normalize_pmid(m.group(1)) if scheme == "pmid" else m.group(1).upper()
+            if found:
+                ids.setdefault(scheme, found)
     return ids
 
 
