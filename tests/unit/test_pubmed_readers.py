@@ -242,6 +242,20 @@ def test_book_article_is_read(tmp_path):
     assert record.authors[0].full_name == "Tamary, Hannah"
 
 
+def test_an_article_level_affiliation_of_the_old_dtd_is_the_first_authors(tmp_path):
+    """Before 2014 PubMed recorded one affiliation, under Article, for the first author."""
+    path = tmp_path / "old.xml"
+    path.write_text(
+        "<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID>1</PMID><Article><ArticleTitle>T</ArticleTitle>"
+        "<Affiliation>Department of Pharmacy, University of Tennessee, Memphis, Tennessee 38163, USA</Affiliation>"
+        "<AuthorList><Author><LastName>Liu</LastName><Initials>T</Initials></Author><Author><LastName>Ng</LastName>"
+        "<Initials>K</Initials></Author></AuthorList></Article></MedlineCitation></PubmedArticle></PubmedArticleSet>",
+        encoding="utf-8")
+    [record] = read_pubmed_xml(path, "old.xml", Skips())
+    assert [a.affiliations for a in record.authors] == [(0,), ()]
+    assert record.institutions[0].name == "University of Tennessee" and record.institutions[0].country == "US"
+
+
 # ----------------------------------------------------------------------------- detection and ingest
 
 @pytest.mark.parametrize("name", MEDLINE + XML)

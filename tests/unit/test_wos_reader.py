@@ -161,6 +161,35 @@ def test_document_types_take_openalex_names(shared_data):
     assert {dt for _, dt in rows} >= {"Article", "Review"}
 
 
+def test_a_record_without_a_document_type_is_typed_by_its_publication_type(tmp_path):
+    """Minimal exports (a .ciw of a few fields) give PT but no DT: a journal's item is an article."""
+    path = tmp_path / "min.ciw"
+    path.write_text("FN Clarivate Analytics Web of Science\nVR 1.0\n"
+                    "PT J\nAU Smith, J\nTI A journal item\nPY 2020\nUT WOS:000000000000001\nER\n\n"
+                    "PT B\nAU Roe, R\nTI A book\nPY 2019\nUT WOS:000000000000002\nER\n\n"
+                    "PT S\nAU Doe, D\nTI In a series\nPY 2018\nUT WOS:000000000000003\nER\n\nEF\n", encoding="utf-8")
+    assert [r.type for r in _read(read_wos, path)] == ["article", "book", None]
+
+
+def test_a_tab_delimited_export_resaved_with_commas_reads_the_same(shared_data, tmp_path):
+    """A spreadsheet's "Save as CSV" of savedrecs.txt: commas and CSV quoting instead of tabs."""
+    source = shared_data / TABS[2]
+    resaved = tmp_path / "savedrecs.csv"
+    with resaved.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows(_tab_table(source))
+    native, comma = _read(read_wos_tab, source), _read(read_wos_tab, resaved)
+    assert len(comma) == len(native) > 10
+    assert [(r.ids, r.doi, r.title, r.year, [a.name for a in r.authors], len(r.references)) for r in comma] == \
+        [(r.ids, r.doi, r.title, r.year, [a.name for a in r.authors], len(r.references)) for r in native]
+
+
+def _tab_table(path: Path) -> list[list[str]]:
+    """Every row of a tab-delimited export, header first, straight from the file."""
+    data = path.read_bytes()
+    text = data.decode("utf-16") if data[:2] in (b"\xff\xfe", b"\xfe\xff") else data.decode("utf-8-sig")
+    return [line.split("\t") for line in text.splitlines() if line.strip()]
+
+
 def _plain_values(path: Path, wanted: str) -> list[str]:
     """The first line of field `wanted` in every record of a plain-text export, straight from the file."""
     values: list[str] = []

@@ -3,7 +3,7 @@ files) as `Record`s: a PubmedArticleSet of PubmedArticle (and PubmedBookArticle)
 
 From MedlineCitation/Article: ArticleTitle, Abstract/AbstractText (a Label becomes "LABEL: text"),
 AuthorList/Author (LastName, ForeName, Initials, CollectiveName, Identifier Source="ORCID",
-AffiliationInfo/Affiliation), Journal (Title, ISOAbbreviation, ISSN; MedlineJournalInfo/ISSNLinking
+AffiliationInfo/Affiliation; before 2014 an Article/Affiliation, the first author's), Journal (Title, ISOAbbreviation, ISSN; MedlineJournalInfo/ISSNLinking
 first), JournalIssue (Volume, Issue, PubDate as Year/Month/Day or MedlineDate), Pagination/MedlinePgn,
 ELocationID EIdType="doi", Language and PublicationTypeList; MeshHeadingList's DescriptorNames and
 KeywordList's Keywords; from PubmedData the ArticleIdList (doi, pmc) and the ReferenceList. Each
@@ -19,6 +19,7 @@ DataError naming the line.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Iterator
@@ -250,6 +251,11 @@ def _authors(citation: Element) -> tuple[list[Author], list[Institution]]:
             authors.append(Author(name=name, full_name=full, ids=tuple(("orcid", o) for o in dict.fromkeys(orcids)),
                                   affiliations=tuple(dict.fromkeys(links))))
         break   # a book's chapter authors come first; later lists are the book's
+    old = _text(citation.find("Article/Affiliation"))   # before 2014 (no AffiliationInfo): the first author's
+    if old and authors and not any(a.affiliations for a in authors):
+        index = affiliation_index(old, institutions, by_address)
+        if index is not None:
+            authors[0] = dataclasses.replace(authors[0], affiliations=(index,))
     return authors, institutions
 
 

@@ -22,6 +22,7 @@ import csv
 import io
 import re
 from datetime import date
+from itertools import chain
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -77,15 +78,19 @@ def read_wos(path: Path, name: str, skips: Skips, on_record: OnRecord | None = N
 
 
 def read_wos_tab(path: Path, name: str, skips: Skips, on_record: OnRecord | None = None) -> Iterator[Record]:
-    """The records of a WoS tab-delimited export, one row at a time; `on_record` as in `read_wos`."""
+    """The records of a WoS tab-delimited export, one row at a time (or of one a spreadsheet re-saved
+    with commas, quoted as CSV); `on_record` as in `read_wos`."""
     count = 0
     with textfile.open_binary(path, name) as raw:
         codec, bom = textio.detect(raw.read(4))
         raw.seek(bom)
         text = io.TextIOWrapper(raw, encoding=codec, newline="")
-        rows = csv.reader(text, delimiter="\t", quoting=csv.QUOTE_NONE)
         _allow_long_cells()
+        rows = None
         try:
+            first = text.readline(1 << 20)   # the header row: a binary file has no line to wait for
+            rows = (csv.reader(chain([first], text)) if _resaved_with_commas(first)
+                    else csv.reader(chain([first], text), delimiter="\t", quoting=csv.QUOTE_NONE))
             header = [h.strip() for h in next(rows, [])]
             if "UT" not in header:
                 raise DataError(f"{name}: not a Web of Science tab-delimited export (no UT column in the "
@@ -107,12 +112,19 @@ def read_wos_tab(path: Path, name: str, skips: Skips, on_record: OnRecord | None
                         on_record(count)
                     yield record
         except UnicodeDecodeError as exc:
-            raise DataError(f"{name}: line {rows.line_num + 1} is not valid {codec.upper()} ({exc.reason}); "
+            line = rows.line_num + 1 if rows is not None else 1   # None: in the header row
+            raise DataError(f"{name}: line {line} is not valid {codec.upper()} ({exc.reason}); "
                             "save the file as UTF-8", code="FILE_ENCODING",
-                            details={"file": name, "line": rows.line_num + 1, "encoding": codec}) from None
+                            details={"file": name, "line": line, "encoding": codec}) from None
         except csv.Error as exc:
             raise DataError(f"{name}: line {rows.line_num}: not a readable tab-delimited row ({exc})",
                             code="FILE_INVALID", details={"file": name, "line": rows.line_num}) from None
+
+
+def _resaved_with_commas(header: str) -> bool:
+    """Whether the header row is a tab-delimited export's re-saved as comma-separated values (a
+    spreadsheet's "Save as CSV"): no tab, and UT among its comma-separated, possibly quoted, names."""
+    return "\t" not in header and "UT" in (h.strip().strip('"') for h in header.rstrip("\r\n").split(","))
 
 
 def _misfit(header: list[str], row: list[str]) -> str | None:
@@ -228,7 +240,7 @@ def _record(origin: Origin, text: dict[str, str], items: dict[str, list[str]], c
     institutions, links = _affiliations(addresses, names)
     return Record(
         origin=origin, ids=ids, doi=normalize_doi(text.get("DI")), title=title, year=year,
-        publication_date=_full_date(text.get("PD"), year), type=_work_type(doc_type),
+        publication_date=_full_date(text.get("PD"), year), type=_work_type(doc_type, text.get("PT")),
         language=language_code(text.get("LA")), venue=text.get("SO") or None,
         issn=normalize_issn(text.get("SN")) or normalize_issn(text.get("EI")),
         venue_abbrev=text.get("J9") or text.get("JI") or None, volume=text.get("VL") or None,
@@ -267,8 +279,16 @@ def _full_date(pd: str | None, year: int | None) -> str | None:
         return None
 
 
-def _work_type(doc_type: str) -> str | None:
-    """OpenAlex's type for a WoS document type; "Article; Proceedings Paper" is typed by its first part."""
+#: OpenAlex's type by the publication type (PT) of a record without a document type (DT): a journal's or a
+#: conference's item is an article, a book a book (S, a series, and P, a patent, say nothing of the item)
+_BY_PUBLICATION_TYPE = {"J": "article", "C": "article", "B": "book"}
+
+
+def _work_type(doc_type: str, publication_type: str | None = None) -> str | None:
+    """OpenAlex's type for a WoS document type; "Article; Proceedings Paper" is typed by its first part;
+    without one, by the publication type (`_BY_PUBLICATION_TYPE`)."""
+    if not doc_type.strip():
+        return _BY_PUBLICATION_TYPE.get((publication_type or "").strip().upper())
     return work_type(doc_type.split(";")[0])
 
 
