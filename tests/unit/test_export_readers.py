@@ -703,6 +703,8 @@ ID  - CN-00000001
 A1  - Novak M, Kovar K-A, van der Berg JA
 A1  - Smith, John
 T1  - A trial
+T2  - Eine Studie
+JA  - Psychopharmacology
 KW  - *Psilocybin/pd [Pharmacology]
 KW  - Humans
 KW  - Pupil/de [Drug Effects]
@@ -740,5 +742,6 @@ def test_ovid_author_lines_keywords_and_noted_pubmed_ids(tmp_path):
     assert central.mesh == ["Psilocybin", "Humans", "Pupil"] and central.author_keywords == []
     assert medline.mesh == ["Depression"] and medline.ids["pmid"] == "12345678"
     # elsewhere a keyword with a slash is an author keyword; Dimensions notes its PubMed IDs
+    assert central.venue == "Psychopharmacology"          # Ovid's T2 is the title in its original language
     assert dimensions.mesh == [] and dimensions.author_keywords == ["depression/therapy"]
     assert (dimensions.ids["pmid"], dimensions.ids["pmcid"]) == ("35957633", "PMC9361011")

@@ -162,7 +162,8 @@ def _record(f: dict[str, Any], block: list[Line], origin: Origin) -> Record:
         origin = Origin(origin.file, origin.record, origin.line, "embase-ris")
     year, date = _year_and_date(f)
     first, last = _pages(f, origin.format == "scopus-ris")
-    if embase:   # T2 is the title in its original language here, JO the journal's abbreviation
+    if embase or _from_ovid(tags):
+        # T2 is the title in its original language here (Embase, Ovid MEDLINE and CENTRAL), JF the journal
         venue = _first(f, "alternate_title3", "journal_name", "alternate_title2")
         abbrev = _first(f, "alternate_title2", "journal_name", "alternate_title1")
     else:
@@ -201,6 +202,11 @@ def _authors(values: list[str]) -> list[str]:
         elif value:
             names.append(value)
     return names
+
+
+def _from_ovid(tags: dict[str, list[str]]) -> bool:
+    """A record exported by Ovid: its link (`UR`, `L2`, `LK`) points into ovid.com."""
+    return any("ovid.com" in v.lower() for t in ("UR", "L2", "LK") for v in tags.get(t, []))
 
 
 def _ovid_mesh(tags: dict[str, list[str]]) -> bool:
