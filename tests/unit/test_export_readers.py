@@ -728,13 +728,20 @@ KW  - depression/therapy
 U1  - 35957633 [PMID]
 U2  - PMC9361011 [PMCID]
 ER  - 
+
+TY  - JOUR
+AU  - Lee, K
+T1  - A Lens record
+L2  - https://pubmed.ncbi.nlm.nih.gov/32789069/
+L2  - https://www.ncbi.nlm.nih.gov/pubmed/32789069
+ER  - 
 """
 
 
 def test_ovid_author_lines_keywords_and_noted_pubmed_ids(tmp_path):
     path = tmp_path / "ovid.ris"
     path.write_text(OVID, encoding="utf-8")
-    (central, medline, dimensions), _ = read(read_ris, path)
+    (central, medline, dimensions, lens), _ = read(read_ris, path)
     # a Vancouver-style line is one author each; "Surname, Given" stays one
     assert len(central.authors) == 4 and central.authors[1].name.replace(",", "").split() == ["Kovar", "K-A"]
     assert [a.name.replace(",", "").split()[0] for a in central.authors] == ["Novak", "Kovar", "van", "Smith"]
@@ -745,3 +752,4 @@ def test_ovid_author_lines_keywords_and_noted_pubmed_ids(tmp_path):
     assert central.venue == "Psychopharmacology"          # Ovid's T2 is the title in its original language
     assert dimensions.mesh == [] and dimensions.author_keywords == ["depression/therapy"]
     assert (dimensions.ids["pmid"], dimensions.ids["pmcid"]) == ("35957633", "PMC9361011")
+    assert lens.ids["pmid"] == "32789069"                    # from its links to its PubMed page

@@ -61,6 +61,8 @@ _PMCID = re.compile(r"PMC\d+")
 #: one author in Vancouver style, surname then up to four capitals ("Griffiths RR"): Ovid CENTRAL
 #: records put all of a work's authors on one line, "Vojtechovsky M, Hort V, Safratova V"
 _VANCOUVER = re.compile(r"^[^\W\d_][\w'’.\- ]*\s[A-Z](?:-?[A-Z]){0,3}$")
+#: a link to a work's PubMed page (Lens: "L2  - https://pubmed.ncbi.nlm.nih.gov/32789069/")
+_PUBMED_LINK = re.compile(r"(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/(\d{1,9})(?:[/?#]|$)", re.IGNORECASE)
 #: Dimensions writes a work's PubMed IDs as notes: "U1  - 35957633 [PMID]", "U2  - PMC9361011 [PMCID]"
 _NOTED_ID = re.compile(r"^(\d{1,9}|PMC\d+)\s*\[(PMID|PMCID)\]$", re.IGNORECASE)
 #: Ovid's segments whose keywords are MeSH headings: MEDLINE (and its in-process segments) and CENTRAL
@@ -332,6 +334,9 @@ def _ids(f: dict[str, Any], tags: dict[str, list[str]], embase: bool) -> dict[st
             found = normalize_pmid(m.group(1)) if scheme == "pmid" else m.group(1).upper()
             if found:
                 ids.setdefault(scheme, found)
+    linked = {normalize_pmid(m.group(1)) for v in links if (m := _PUBMED_LINK.search(v))} - {None}
+    if "pmid" not in ids and len(linked) == 1:      # links to two PubMed records say nothing of which is this
+        ids["pmid"] = linked.pop()
     return ids
 
 
