@@ -4,8 +4,9 @@ Columns by name ("Lens ID", "Title", "Date Published", "Publication Year", "Publ
 Title", "Author/s", "Volume", "Issue Number", "Start Page", "End Page", "Fields of Study", "Keywords",
 "MeSH Terms", "PMID", "DOI", "Microsoft Academic ID", "PMCID", "References", "Citing Works Count", …;
 later exports call some of them "Year Published", "Scholarly Citation Count"). Multi-valued cells are
-"; "-separated; a missing given name is the word "null" ("null Tobler"), left out. Lens gives no affiliations; its "References" are the Lens IDs of the cited works,
-kept as the raw references ("000-928-794-577-264"). "Keywords" are the authors' keywords; "Fields of
+"; "-separated; a missing given name is the word "null" ("null Tobler"), left out. Lens gives no
+affiliations; its "References" are the Lens IDs of the cited works, kept as the raw references
+("000-928-794-577-264"). "Keywords" are the authors' keywords; "Fields of
 Study" and "MeSH Terms", assigned by indexers, are the index keywords.
 """
 

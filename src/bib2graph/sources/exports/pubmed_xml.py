@@ -3,10 +3,10 @@ files) as `Record`s: a PubmedArticleSet of PubmedArticle (and PubmedBookArticle)
 
 From MedlineCitation/Article: ArticleTitle, Abstract/AbstractText (a Label becomes "LABEL: text"),
 AuthorList/Author (LastName, ForeName, Initials, CollectiveName, Identifier Source="ORCID",
-AffiliationInfo/Affiliation; before 2014 an Article/Affiliation, the first author's), Journal (Title, ISOAbbreviation, ISSN; MedlineJournalInfo/ISSNLinking
-first), JournalIssue (Volume, Issue, PubDate as Year/Month/Day or MedlineDate), Pagination/MedlinePgn,
-ELocationID EIdType="doi", Language and PublicationTypeList; MeshHeadingList's DescriptorNames and
-KeywordList's Keywords; from PubmedData the ArticleIdList (doi, pmc) and the ReferenceList. Each
+AffiliationInfo/Affiliation; before 2014 an Article/Affiliation, the first author's), Journal (Title,
+ISOAbbreviation, ISSN; MedlineJournalInfo/ISSNLinking first), JournalIssue (Volume, Issue, PubDate as
+Year/Month/Day or MedlineDate), Pagination/MedlinePgn, ELocationID EIdType="doi", Language and
+PublicationTypeList; MeshHeadingList's DescriptorNames and KeywordList's Keywords; from PubmedData the ArticleIdList (doi, pmc) and the ReferenceList. Each
 Reference is its Citation text with the IDs its ArticleIdList gives appended in the form
 `pubmed_refs.parse_pubmed_reference` reads back ("… doi: 10.1/x. PMID: 123"), on the line of its
 Reference element.

@@ -62,7 +62,8 @@ _PMCID = re.compile(r"PMC\d+")
 #: records put all of a work's authors on one line, "Vojtechovsky M, Hort V, Safratova V"
 _VANCOUVER = re.compile(r"^[^\W\d_][\w'’.\- ]*\s[A-Z](?:-?[A-Z]){0,3}$")
 #: a link to a work's PubMed page (Lens: "L2  - https://pubmed.ncbi.nlm.nih.gov/32789069/")
-_PUBMED_LINK = re.compile(r"(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/(\d{1,9})(?:[/?#]|$)", re.IGNORECASE)
+_PUBMED_LINK = re.compile(r"(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/pubmed)/(\d{1,9})(?:[/?#]|$)",
+                          re.IGNORECASE)
 #: Dimensions writes a work's PubMed IDs as notes: "U1  - 35957633 [PMID]", "U2  - PMC9361011 [PMCID]"
 _NOTED_ID = re.compile(r"^(\d{1,9}|PMC\d+)\s*\[(PMID|PMCID)\]$", re.IGNORECASE)
 #: Ovid's segments whose keywords are MeSH headings: MEDLINE (and its in-process segments) and CENTRAL
@@ -220,8 +221,8 @@ def _ovid_mesh(tags: dict[str, list[str]]) -> bool:
 
 
 def _mesh(keywords: list[str]) -> list[str]:
-    """Ovid MEDLINE's and CENTRAL's keywords are MeSH headings ("*Psilocybin/pd [Pharmacology]"): their descriptors,
-    as the PubMed readers keep them; empty when none looks like a heading (a star or a subheading)."""
+    """Ovid MEDLINE's and CENTRAL's keywords are MeSH headings ("*Psilocybin/pd [Pharmacology]"): their
+    descriptors, as the PubMed readers keep them; empty when none looks like a heading (a star or a subheading)."""
     if not any(k.startswith("*") or "/" in k for k in keywords):
         return []
     return list(dict.fromkeys(d for d in (mesh_descriptor(k) for k in keywords) if d))
