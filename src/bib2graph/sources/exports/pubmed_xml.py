@@ -6,8 +6,8 @@ AuthorList/Author (LastName, ForeName, Initials, CollectiveName, Identifier Sour
 AffiliationInfo/Affiliation; before 2014 an Article/Affiliation, the first author's), Journal (Title,
 ISOAbbreviation, ISSN; MedlineJournalInfo/ISSNLinking first), JournalIssue (Volume, Issue, PubDate as
 Year/Month/Day or MedlineDate), Pagination/MedlinePgn, ELocationID EIdType="doi", Language and
-PublicationTypeList; MeshHeadingList's DescriptorNames and KeywordList's Keywords; from PubmedData the ArticleIdList (doi, pmc) and the ReferenceList. Each
-Reference is its Citation text with the IDs its ArticleIdList gives appended in the form
+PublicationTypeList; MeshHeadingList's DescriptorNames and KeywordList's Keywords; from PubmedData the
+ArticleIdList (doi, pmc) and the ReferenceList. Each Reference is its Citation text with the IDs its ArticleIdList gives appended in the form
 `pubmed_refs.parse_pubmed_reference` reads back ("… doi: 10.1/x. PMID: 123"), on the line of its
 Reference element.
 
