@@ -7,9 +7,9 @@ AffiliationInfo/Affiliation; before 2014 an Article/Affiliation, the first autho
 ISOAbbreviation, ISSN; MedlineJournalInfo/ISSNLinking first), JournalIssue (Volume, Issue, PubDate as
 Year/Month/Day or MedlineDate), Pagination/MedlinePgn, ELocationID EIdType="doi", Language and
 PublicationTypeList; MeshHeadingList's DescriptorNames and KeywordList's Keywords; from PubmedData the
-ArticleIdList (doi, pmc) and the ReferenceList. Each Reference is its Citation text with the IDs its ArticleIdList gives appended in the form
-`pubmed_refs.parse_pubmed_reference` reads back ("… doi: 10.1/x. PMID: 123"), on the line of its
-Reference element.
+ArticleIdList (doi, pmc) and the ReferenceList. Each Reference is its Citation text with the IDs its
+ArticleIdList gives appended in the form `pubmed_refs.parse_pubmed_reference` reads back ("… doi: 10.1/x.
+PMID: 123"), on the line of its Reference element.
 
 The file is parsed by expat in chunks and each article dropped once read, so a baseline file of
 30,000 articles is read in bounded memory; expat gives the line each article and reference starts on.
