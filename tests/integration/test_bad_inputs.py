@@ -285,6 +285,9 @@ CASES = [
          ["unrecognized arguments: --no-such-option"]),
     Case("run-no-such-target", lambda ws: ["run", "--until", "bogus"], "USAGE_ERROR", 1,
          ["No rule to produce bogus"]),
+    Case("run-threads-not-a-number", lambda ws: ["run", "--set-threads", "layout=abc", "--forcerun",
+                                                 "results/layouts/keywords/layout.parquet"], "USAGE_ERROR", 1,
+         ["--set-threads 'layout=abc'", "whole number"]),
     Case("run-elsewhere", lambda ws: ["run", "--snakefile", "/etc/passwd"], "USAGE_ERROR", 1, ["--snakefile"]),
     Case("init-under-a-file", init_under_a_file, "IO_ERROR", 5, ["plain-file"]),
     # artifacts

@@ -342,6 +342,22 @@ def _elsewhere(arg: str) -> bool:
     return known.directory is not None or known.snakefile is not None
 
 
+def _bad_thread_counts(args: list[str]) -> list[str]:
+    """The values of `--set-threads` (or an abbreviation argparse takes) that are not RULE=N: Snakemake
+    takes them and stops at its first job with a traceback ("Resource _cores 'abc' of type str …")."""
+    found, taking = [], False
+    for arg in args:
+        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if arg.startswith("-"):
+            taking = len(name) >= len("--set-t") and "--set-threads".startswith(name)
+            if taking and eq:
+                found.append(value)
+                taking = False
+        elif taking:
+            found.append(arg)
+    return [v for v in found if not re.fullmatch(r"[^=\s]+=\d+", v)]
+
+
 def _strays(args: list[str]) -> list[str]:
     """The words of `args` that are neither a phase nor the value of a Snakemake option (`b2g run bogus`):
     Snakemake would stop on them with its whole usage text. Only a word that follows no option can be one;
@@ -390,6 +406,9 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
     if elsewhere:
         raise UsageError(f"{', '.join(elsewhere)} cannot be passed to `b2g run`: b2g chooses the workspace "
                          "(--workspace), the Snakefile and the output (--json)")
+    if bad := _bad_thread_counts(args):
+        raise UsageError(f"--set-threads {bad[0]!r}: give each rule a whole number of threads, "
+                         "`--set-threads network=2`", details={"value": bad[0]})
     strays = _strays(args)
     if strays:
         raise UsageError(f"{strays[0]!r} is no phase ({', '.join(PHASES)}) nor the value of a Snakemake option; "
