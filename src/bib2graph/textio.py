@@ -99,7 +99,10 @@ def read_text(path: str | Path, where: str | Path | None = None, max_bytes: int 
     path, where = Path(path), where or path
     details = {"file": str(where)}
     try:
-        data = _bounded(path, where, max_bytes) if max_bytes is not None else path.read_bytes()
+        data = head_of_file(path, max_bytes) if max_bytes is not None else path.read_bytes()
+    except NotAFile:
+        raise DataError(f"{where} is not a regular file (a device, a FIFO or a socket); name a file",
+                        code="FILE_INVALID", details=details) from None
     except FileNotFoundError:
         raise DataError(f"{where} does not exist", code="FILE_MISSING", details=details) from None
     except IsADirectoryError:
@@ -107,24 +110,28 @@ def read_text(path: str | Path, where: str | Path | None = None, max_bytes: int 
     except OSError as exc:
         raise DataError(f"{where} cannot be read ({exc.strerror or exc}); check its permissions",
                         code="FILE_UNREADABLE", details=details) from None
+    if max_bytes is not None and len(data) > max_bytes:
+        raise DataError(f"{where} is larger than {max_bytes:,} bytes, the most it may hold; split it",
+                        code="FILE_INVALID", details={"file": str(where), "max_bytes": max_bytes})
     return decode(data, where)
 
 
-def _bounded(path: Path, where: str | Path, max_bytes: int) -> bytes:
-    """At most `max_bytes` of a regular file; opened without blocking, so a FIFO cannot hang the call."""
+class NotAFile(Exception):
+    """A path names a device, a FIFO or a socket where a regular file was asked for."""
+
+
+def head_of_file(path: Path, max_bytes: int) -> bytes:
+    """At most `max_bytes` + 1 bytes of a regular file (more than `max_bytes` tells the caller it is too
+    large), opened without blocking: a FIFO cannot hang the call nor /dev/zero fill memory. A folder raises
+    IsADirectoryError, a device, FIFO or socket `NotAFile`."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     with os.fdopen(fd, "rb") as handle:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(path)
         if not stat.S_ISREG(mode):
-            raise DataError(f"{where} is not a regular file (a device, a FIFO or a socket); name a file",
-                            code="FILE_INVALID", details={"file": str(where)})
-        data = handle.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise DataError(f"{where} is larger than {max_bytes:,} bytes, the most it may hold; split it",
-                        code="FILE_INVALID", details={"file": str(where), "max_bytes": max_bytes})
-    return data
+            raise NotAFile(path)
+        return handle.read(max_bytes + 1)
 
 
 #: characters no text means: control characters that are not white space (str.split's; LaTeX stops on

@@ -11,8 +11,6 @@ an unreadable file at its place is a WorkspaceError.
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -85,16 +83,11 @@ def _read(path: Path, where: str | Path, max_bytes: int) -> str:
     """The text of the spec file, at most `max_bytes` of UTF-8; opened without blocking and read only when
     it is a regular file, so that a FIFO or a device in its place cannot hang or flood the call."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as fh:
-            mode = os.fstat(fd).st_mode
-            if stat.S_ISDIR(mode):
-                raise IsADirectoryError(path)
-            if not stat.S_ISREG(mode):
-                raise WorkspaceError(f"{where} is not a regular file (a device, a FIFO or a socket); put the "
-                                     "research spec there, or run `b2g init --force`", code="SPEC_UNREADABLE",
-                                     details={"file": str(where)})
-            data = fh.read(max_bytes + 1)
+        data = textio.head_of_file(path, max_bytes)
+    except textio.NotAFile:
+        raise WorkspaceError(f"{where} is not a regular file (a device, a FIFO or a socket); put the research "
+                             "spec there, or run `b2g init --force`", code="SPEC_UNREADABLE",
+                             details={"file": str(where)}) from None
     except FileNotFoundError:
         raise SpecError(f"no research spec at {where}; create one with `b2g init`", code="SPEC_MISSING",
                         details={"key": "(file)", "place": str(where), "file": str(where)}) from None

@@ -69,6 +69,17 @@ def test_a_word_that_is_no_phase_nor_an_option_value_is_a_usage_error(tmp_path):
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
 
 
+def test_only_thread_counts_snakemake_can_read_only_as_text_are_refused():
+    """`--set-threads layout=abc` stopped Snakemake at its first job with a traceback; a number or an
+    expression Snakemake evaluates (attempt, an environment variable) is Snakemake's to judge."""
+    from bib2graph.service.run import _bad_thread_counts
+
+    assert _bad_thread_counts(["--set-threads", "layout=abc", "network=2", "--cores", "2"]) == ["layout=abc"]
+    assert _bad_thread_counts(["--set-threads=layout=1+"]) == ["layout=1+"]
+    assert _bad_thread_counts(["--set-th", "network=2*attempt", "layout=$NCPUS", "export=min(2, attempt)"]) == []
+    assert _bad_thread_counts(["--set-resources", "network:mem_mb=x", "--forcerun", "layout"]) == []
+
+
 @pytest.mark.parametrize("args", [["-w/tmp/x"], ["--workspace=/tmp/x"], ["-d/tmp/x"], ["--dir=/tmp/x"],
                                   ["--snake", "/x"], ["-nd/tmp/x"], ["-s/x"], ["--cores", "1", "--direct", "/x"],
                                   ["--", "-d/tmp/x"], ["--di=/tmp/x"], ["--sn=x"],

@@ -149,7 +149,7 @@ def test_folder_or_unreadable_spec_is_a_workspace_error(tmp_path, monkeypatch):
 
     (tmp_path / "other.yaml").write_text("version: 1\n")
     with monkeypatch.context() as patched:
-        patched.setattr(yamlfile.os, "open", refused)
+        patched.setattr(yamlfile.textio.os, "open", refused)
         with pytest.raises(WorkspaceError) as info:
             spec.load(tmp_path / "other.yaml")
     assert info.value.code == "SPEC_UNREADABLE" and "Permission denied" in info.value.message

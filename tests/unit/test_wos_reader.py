@@ -25,13 +25,18 @@ def _read(reader, path: Path, skips: Skips | None = None, **kwargs) -> list:
     return list(reader(path, path.name, skips, **kwargs))
 
 
-def _tab_rows(path: Path) -> list[dict[str, str]]:
-    """The data rows of a tab-delimited export, read by the csv module alone."""
+def _tab_table(path: Path) -> list[list[str]]:
+    """Every row of a tab-delimited export that holds text, header first, read by the csv module alone."""
     encoding = "utf-16" if path.read_bytes()[:2] == b"\xff\xfe" else "utf-8-sig"
     with path.open(encoding=encoding, newline="") as stream:
         rows = csv.reader(stream, delimiter="\t", quoting=csv.QUOTE_NONE)
-        header = next(rows)
-        return [dict(zip(header, row)) for row in rows if any(cell.strip() for cell in row)]
+        return [row for row in rows if any(cell.strip() for cell in row)]
+
+
+def _tab_rows(path: Path) -> list[dict[str, str]]:
+    """The data rows of a tab-delimited export by their header's names."""
+    header, *rows = _tab_table(path)
+    return [dict(zip(header, row)) for row in rows]
 
 
 def _tagged_lines(path: Path) -> list[tuple[int, str | None, str]]:
@@ -181,13 +186,6 @@ def test_a_tab_delimited_export_resaved_with_commas_reads_the_same(shared_data, 
     assert len(comma) == len(native) > 10
     assert [(r.ids, r.doi, r.title, r.year, [a.name for a in r.authors], len(r.references)) for r in comma] == \
         [(r.ids, r.doi, r.title, r.year, [a.name for a in r.authors], len(r.references)) for r in native]
-
-
-def _tab_table(path: Path) -> list[list[str]]:
-    """Every row of a tab-delimited export, header first, straight from the file."""
-    data = path.read_bytes()
-    text = data.decode("utf-16") if data[:2] in (b"\xff\xfe", b"\xfe\xff") else data.decode("utf-8-sig")
-    return [line.split("\t") for line in text.splitlines() if line.strip()]
 
 
 def _plain_values(path: Path, wanted: str) -> list[str]:

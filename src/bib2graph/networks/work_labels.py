@@ -24,6 +24,11 @@ def _clean(value) -> str:
     return " ".join(str(value).split()) if isinstance(value, str) else str(value)
 
 
+def _plain(value) -> str:
+    """`_clean` text without the inline markup it carries (a tag left out can leave two spaces)."""
+    return _clean(without_markup(_clean(value)))
+
+
 def surname(name) -> str:
     """The family name in an author's name: the part before a comma ("Smith, J."), else the last word
     that is not a suffix ("Jr.", "III"); "" for no name."""
@@ -58,7 +63,7 @@ def work_label(work_id: str, first_author=None, year=None, title=None, venue=Non
     year_text = "" if _clean(year) == "" else f"({int(year)})"
     author = first_author if author_is_surname else surname(first_author)
     head = " ".join(p for p in (author, year_text) if p)
-    text = _clean(without_markup(_clean(title))) or _clean(without_markup(_clean(venue)))
+    text = _plain(title) or _plain(venue)
     if not head and not text:
         return str(work_id)
     if not text:

@@ -20,6 +20,7 @@ directory; its output goes to stderr so that stdout stays free for the envelope.
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import json
 import os
@@ -343,19 +344,36 @@ def _elsewhere(arg: str) -> bool:
 
 
 def _bad_thread_counts(args: list[str]) -> list[str]:
-    """The values of `--set-threads` (or an abbreviation argparse takes) that are not RULE=N: Snakemake
-    takes them and stops at its first job with a traceback ("Resource _cores 'abc' of type str …")."""
-    found, taking = [], False
-    for arg in args:
-        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-        if arg.startswith("-"):
-            taking = len(name) >= len("--set-t") and "--set-threads".startswith(name)
-            if taking and eq:
-                found.append(value)
-                taking = False
-        elif taking:
-            found.append(arg)
-    return [v for v in found if not re.fullmatch(r"[^=\s]+=\d+", v)]
+    """The `--set-threads` values, as Snakemake's parser reads them, that can only be text: Snakemake takes
+    them and stops at its first job with a traceback ("Resource _cores 'abc' of type str …"). A number, or
+    an expression it evaluates (`network=2*attempt`, `network=$NCPUS`), is its to judge."""
+    if not any(a.startswith("--set-t") for a in args):
+        return []
+    import argparse
+
+    from snakemake.cli import get_argument_parser   # imported only here: it takes a second
+
+    parser = get_argument_parser()
+    parser.exit_on_error = False
+    try:
+        known, _ = parser.parse_known_args(args)
+    except (argparse.ArgumentError, SystemExit, Exception):   # Snakemake refuses these itself, with its reason
+        return []
+    return [f"{rule}={t.raw}" for rule, t in sorted(known.set_threads.items())
+            if isinstance(t.raw, str) and _only_text(t.raw)]
+
+
+def _only_text(expression: str) -> bool:
+    """Whether Snakemake reads a resource expression as text, never as a number: it keeps what fails to
+    evaluate (a syntax error, a name it does not provide: `abc`) as the text it is, as it does a string."""
+    if "$" in expression:            # an environment variable, expanded first
+        return False
+    try:
+        tree = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return True
+    return ((isinstance(tree, ast.Name) and tree.id != "attempt")
+            or (isinstance(tree, ast.Constant) and isinstance(tree.value, str)))
 
 
 def _strays(args: list[str]) -> list[str]:

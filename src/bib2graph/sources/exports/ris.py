@@ -66,9 +66,10 @@ _PUBMED_LINK = re.compile(r"(?:pubmed\.ncbi\.nlm\.nih\.gov|ncbi\.nlm\.nih\.gov/p
                           re.IGNORECASE)
 #: Dimensions writes a work's PubMed IDs as notes: "U1  - 35957633 [PMID]", "U2  - PMC9361011 [PMCID]"
 _NOTED_ID = re.compile(r"^(\d{1,9}|PMC\d+)\s*\[(PMID|PMCID)\]$", re.IGNORECASE)
-#: Ovid's segments whose keywords are MeSH headings: MEDLINE (and its in-process segments) and CENTRAL
-_OVID_MESH = re.compile(r"ovid.*[?&]D=(?:med[a-z]*|prem|cctr)\d*(?:&|$)", re.IGNORECASE)
-_OVID_MEDLINE = re.compile(r"ovid.*[?&]D=(?:med[a-z]*|prem)\d*(?:&|$)", re.IGNORECASE)
+_MEDLINE_SEGMENTS = r"med[a-z]*|prem"      # Ovid MEDLINE and its in-process segments
+_OVID_MEDLINE = re.compile(rf"ovid.*[?&]D=(?:{_MEDLINE_SEGMENTS})\d*(?:&|$)", re.IGNORECASE)
+#: Ovid's segments whose keywords are MeSH headings: MEDLINE and CENTRAL
+_OVID_MESH = re.compile(rf"ovid.*[?&]D=(?:{_MEDLINE_SEGMENTS}|cctr)\d*(?:&|$)", re.IGNORECASE)
 _PRINT = re.compile(r"\bprint\b", re.IGNORECASE)
 # How many lines of a file without any `TY  - ` line are read before it is called not RIS.
 _STRAY_LIMIT = 1000
@@ -165,7 +166,8 @@ def _record(f: dict[str, Any], block: list[Line], origin: Origin) -> Record:
         origin = Origin(origin.file, origin.record, origin.line, "embase-ris")
     year, date = _year_and_date(f)
     first, last = _pages(f, origin.format == "scopus-ris")
-    if embase or _from_ovid(tags):
+    links = _links(tags)
+    if embase or any("ovid.com" in v.lower() for v in links):
         # T2 is the title in its original language here (Embase, Ovid MEDLINE and CENTRAL), JF the journal
         venue = _first(f, "alternate_title3", "journal_name", "alternate_title2")
         abbrev = _first(f, "alternate_title2", "journal_name", "alternate_title1")
@@ -173,9 +175,9 @@ def _record(f: dict[str, Any], block: list[Line], origin: Origin) -> Record:
         venue = _first(f, "secondary_title", "alternate_title3", "journal_name", "alternate_title2")
         abbrev = _first(f, "alternate_title1", "alternate_title2")
     keywords = [k for k in (_text(k) for k in _list(f, "keywords")) if k]
-    mesh = _mesh(keywords) if not embase and _ovid_mesh(tags) else []
+    mesh = _mesh(keywords) if not embase and _ovid_mesh(tags, links) else []
     return Record(
-        origin=origin, ids=_ids(f, tags, embase), doi=_doi(f, tags),
+        origin=origin, ids=_ids(f, tags, links, embase), doi=_doi(f, tags),
         title=_first(f, "title", "primary_title"),
         year=year, publication_date=date,
         type=_type(f, origin.format != "ris"),
@@ -207,15 +209,14 @@ def _authors(values: list[str]) -> list[str]:
     return names
 
 
-def _from_ovid(tags: dict[str, list[str]]) -> bool:
-    """A record exported by Ovid: its link (`UR`, `L2`, `LK`) points into ovid.com."""
-    return any("ovid.com" in v.lower() for t in ("UR", "L2", "LK") for v in tags.get(t, []))
+def _links(tags: dict[str, list[str]]) -> list[str]:
+    """The record's links (`UR`, `L2`, `LK`): where producers say which database and record it is."""
+    return [v for t in ("UR", "L2", "LK") for v in tags.get(t, [])]
 
 
-def _ovid_mesh(tags: dict[str, list[str]]) -> bool:
+def _ovid_mesh(tags: dict[str, list[str]], links: list[str]) -> bool:
     """A record of Ovid MEDLINE or CENTRAL (its link into such a segment, `_OVID_MESH`, or `DB` naming
     Ovid MEDLINE), whose keywords are MeSH headings."""
-    links = (v for t in ("UR", "L2", "LK") for v in tags.get(t, []))
     return (any(_OVID_MESH.search(v) for v in links)
             or any("ovid medline" in v.lower() for v in tags.get("DB", [])))
 
@@ -306,7 +307,7 @@ def scopus_references(block: list[Line]) -> list[CitedRef]:
     return refs
 
 
-def _ids(f: dict[str, Any], tags: dict[str, list[str]], embase: bool) -> dict[str, str]:
+def _ids(f: dict[str, Any], tags: dict[str, list[str]], links: list[str], embase: bool) -> dict[str, str]:
     ids: dict[str, str] = {}
     own = _first(f, "id", "accession_number")
     if own:
@@ -322,7 +323,6 @@ def _ids(f: dict[str, Any], tags: dict[str, list[str]], embase: bool) -> dict[st
             ids["scopus"] = eid[0]
     if embase:
         ids.update(_embase_ids(tags, own))
-    links = [v for t in ("UR", "L2", "LK") for v in tags.get(t, [])]
     # Ovid MEDLINE writes the PMID as the record's ID; some exports write "AN  - PMID:123"
     if own and (_PMID_ID.match(own) or not embase and own.isdigit() and any(_OVID_MEDLINE.search(v) for v in links)):
         if pmid := normalize_pmid(own):
