@@ -288,6 +288,11 @@ CASES = [
     Case("run-threads-not-a-number", lambda ws: ["run", "--set-threads", "layout=abc", "--forcerun",
                                                  "results/layouts/keywords/layout.parquet"], "USAGE_ERROR", 1,
          ["--set-threads 'layout=abc'", "whole number"]),
+    Case("run-resources-not-a-size", lambda ws: ["run", "--set-resources", "layout:mem_mb=abc", "--forcerun",
+                                                 "results/layouts/keywords/layout.parquet"], "USAGE_ERROR", 1,
+         ["layout:mem_mb", "mem=8GB"]),
+    Case("run-resources-not-an-assignment", lambda ws: ["run", "--set-resources", "bogus"], "USAGE_ERROR", 1,
+         ["RULE:RESOURCE=VALUE"]),
     Case("run-elsewhere", lambda ws: ["run", "--snakefile", "/etc/passwd"], "USAGE_ERROR", 1, ["--snakefile"]),
     Case("init-under-a-file", init_under_a_file, "IO_ERROR", 5, ["plain-file"]),
     # artifacts

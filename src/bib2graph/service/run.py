@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import fcntl
+import io
 import json
 import os
 import re
@@ -33,7 +34,7 @@ import sys
 import threading
 import time
 from collections import deque
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -343,12 +344,16 @@ def _elsewhere(arg: str) -> bool:
     return known.directory is not None or known.snakefile is not None
 
 
-def _bad_thread_counts(args: list[str]) -> list[str]:
-    """The `--set-threads` values, as Snakemake's parser reads them, that can only be text: Snakemake takes
-    them and stops at its first job with a traceback ("Resource _cores 'abc' of type str …"). A number, or
-    an expression it evaluates (`network=2*attempt`, `network=$NCPUS`), is its to judge."""
-    if not any(a.startswith("--set-t") for a in args):
-        return []
+#: the options whose values Snakemake reads as resources (prefixes: argparse takes abbreviations)
+_RESOURCE_OPTIONS = ("--set-threads", "--set-resources", "--default-resources", "--resources")
+
+
+def _resource_options(args: list[str]):
+    """Snakemake's parse of `args` (its namespace), or its own reason for refusing a resource value there
+    (a str: `--set-resources bogus`, `--resources mem_mb=abc`); None when no resource option is given."""
+    if not any(a.startswith("--") and len(a.split("=")[0]) > 4 and o.startswith(a.split("=")[0])
+               for a in args for o in _RESOURCE_OPTIONS):
+        return None
     import argparse
 
     from snakemake.cli import get_argument_parser   # imported only here: it takes a second
@@ -356,11 +361,73 @@ def _bad_thread_counts(args: list[str]) -> list[str]:
     parser = get_argument_parser()
     parser.exit_on_error = False
     try:
-        known, _ = parser.parse_known_args(args)
-    except (argparse.ArgumentError, SystemExit, Exception):   # Snakemake refuses these itself, with its reason
+        with redirect_stderr(io.StringIO()):   # argparse prints its usage before SystemExit
+            known, _ = parser.parse_known_args(args)
+    except (argparse.ArgumentError, SystemExit):    # not a resource value: Snakemake refuses it itself
+        return None
+    except Exception as err:                        # its parsers raise ValueError, WorkflowError
+        reason = str(err).strip() or type(err).__name__
+        return reason if "unpack" not in reason else "an entry is not RULE:RESOURCE=VALUE (RULE=N for threads)"
+    return known
+
+
+def _bad_thread_counts(known) -> list[str]:
+    """The `--set-threads` values of `known` (`_resource_options`) that can only be text: Snakemake takes
+    them and stops at its first job with a traceback ("Resource _cores 'abc' of type str …"). A number, or
+    an expression it evaluates (`network=2*attempt`, `network=$NCPUS`), is its to judge."""
+    if known is None or isinstance(known, str):
         return []
     return [f"{rule}={t.raw}" for rule, t in sorted(known.set_threads.items())
             if isinstance(t.raw, str) and _only_text(t.raw)]
+
+
+class _AnyJob:
+    """A job's `input` or `wildcards` for judging a resource expression before any job exists: every
+    attribute or item is 1 (`input.size_mb`), and it holds no files."""
+
+    def __getattr__(self, name: str) -> int:
+        return 1
+
+    def __getitem__(self, key) -> int:
+        return 1
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def _bad_resources(known, args: list[str]) -> list[str]:
+    """`--set-resources` and `--default-resources` values Snakemake would take and then stop on at its
+    first job with a traceback (WORKFLOW_FAILED): a size or time it cannot read (`mem=abc`,
+    `runtime=abc`), text where it needs a number (`mem_mb='2GB'`, an unset `$VARIABLE`). Each is evaluated
+    by Snakemake's own code for attempt 1; an expression that fails only for want of a real job's input
+    (`input.size_mb` beyond a number) is left to Snakemake, as is any text for a resource of its own
+    (`slurm_partition=gpu`). `known` is `_resource_options(args)`. Each bad value as "RULE:RESOURCE" (RULE
+    `*` for the defaults) and the reason."""
+    from snakemake.exceptions import ResourceConversionError
+    from snakemake_interface_common.exceptions import WorkflowError
+
+    if known is None or isinstance(known, str):
+        return []
+    given = [(rule, name, value) for rule, resources in sorted((known.set_resources or {}).items())
+             for name, value in resources.items()]
+    if known.default_resources is not None and any(a.startswith("--default-r") for a in args):
+        given += [("*", name, value) for name, value in known.default_resources.items()]
+    bad = []
+    for rule, name, value in given:
+        try:
+            value.evaluate(wildcards=_AnyJob(), input=_AnyJob(), attempt=1, threads=1, rulename=rule,
+                           async_run=None)
+        except ResourceConversionError as err:
+            bad.append(f"{rule}:{name}: {err}")
+        except WorkflowError as err:      # a human-readable size or time it cannot read; not a failed expression
+            if not any(isinstance(a, Exception) for a in err.args):
+                bad.append(f"{rule}:{name}: {' '.join(str(a) for a in err.args).strip()}")
+        except Exception:                 # noqa: BLE001 - the expression needs a real job: Snakemake's to judge
+            pass
+    return bad
 
 
 def _only_text(expression: str) -> bool:
@@ -424,9 +491,17 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
     if elsewhere:
         raise UsageError(f"{', '.join(elsewhere)} cannot be passed to `b2g run`: b2g chooses the workspace "
                          "(--workspace), the Snakefile and the output (--json)")
-    if bad := _bad_thread_counts(args):
+    known = _resource_options(args)
+    if isinstance(refused := known, str):
+        raise UsageError(f"Snakemake cannot read a resource option: {refused} (`--set-threads network=2`, "
+                         "`--set-resources network:mem_mb=8000`, `--default-resources runtime=60`)",
+                         details={"snakemake": refused})
+    if bad := _bad_thread_counts(known):
         raise UsageError(f"--set-threads {bad[0]!r}: give each rule a whole number of threads, "
                          "`--set-threads network=2`", details={"value": bad[0]})
+    if bad := _bad_resources(known, args):
+        raise UsageError(f"--set-resources/--default-resources {bad[0]} (a number, or a size or time such as "
+                         "`mem=8GB`, `runtime=2h`)", details={"value": bad[0].split(": ")[0]})
     strays = _strays(args)
     if strays:
         raise UsageError(f"{strays[0]!r} is no phase ({', '.join(PHASES)}) nor the value of a Snakemake option; "
