@@ -859,3 +859,22 @@ def test_large_tables_are_checked_column_wise_as_pandera_checks_them(sep):
                         (pd.concat([edges, edges.head(1)]), "unique")):
         with pytest.raises(DataError, match=why):
             _conform_large(broken, EDGES)
+
+
+@pytest.mark.parametrize("algorithm", ["leiden", "louvain"])
+@pytest.mark.parametrize("normalization", ["raw", "association", "salton"])
+def test_quality_at_resolution_one_is_the_objective_computed_on_its_own(donners, algorithm, normalization):
+    """At modularity's resolution 1 the quality is the modularity already computed (one pass over the
+    edges fewer: 0.2 s at 5.6M edges); it must be the very float `quality` gives, bit for bit."""
+    from bib2graph.networks.communities import detect, quality, undirected
+    from bib2graph.networks.params import resolve_communities
+
+    net = build("coupling", donners, {"normalization": normalization}, {"algorithm": algorithm, "seed": 3})
+    codes = {node: k for k, node in enumerate(net.nodes["node_id"])}
+    i = net.edges["source"].map(codes).to_numpy()
+    j = net.edges["target"].map(codes).to_numpy()
+    params = resolve_communities({"algorithm": algorithm, "seed": 3, "stability_runs": 1})
+    for n, a, b, w in [(len(codes), i, j, net.edges["weight"].to_numpy()), _structureless(), _cliques()]:
+        clusters, report = detect(n, a, b, w, params, with_stability=False)
+        own = quality(undirected(n, a, b, w, directed=False), (clusters - 1).tolist(), params)
+        assert report["quality"] == own and report["quality"] == report["modularity"]

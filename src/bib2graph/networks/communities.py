@@ -193,6 +193,11 @@ def detect(n: int, i: np.ndarray, j: np.ndarray, w: np.ndarray, params: dict,
     if with_stability:
         report.update(stability(graph, clusters, params, others))
         lap("stability")
-    report["quality"] = quality(graph, (clusters - 1).tolist(), params) if graph.ecount() else None  # 0-based
+    if not graph.ecount():
+        report["quality"] = None
+    elif params["objective"] != "cpm" and params["resolution"] == 1:     # the same sum, already made
+        report["quality"] = float(modularity)
+    else:
+        report["quality"] = quality(graph, (clusters - 1).tolist(), params)  # 0-based
     lap("quality")
     return clusters, report
