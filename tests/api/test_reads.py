@@ -63,6 +63,11 @@ def test_api_and_cli_return_the_same_data_for_every_shared_read(reads, known):
     ("/api/networks/citation/density", {"metric": "size"}, "USAGE_ERROR", 400),
     ("/api/networks/nonsense/density", {}, "UNKNOWN_NETWORK", 404),
     ("/api/nothing/here", {}, "NOT_FOUND", 404),
+    ("/api", {}, "NOT_FOUND", 404),                                  # was the GUI's page
+    ("/api/search", {"q": "a\x00b"}, "USAGE_ERROR", 400),            # NUL: MCP and the CLI refuse it too
+    ("/api/queue", {"before": "W1\x00"}, "USAGE_ERROR", 400),
+    ("/api/networks/citation/evidence", {"source": "\x00", "target": "x"}, "USAGE_ERROR", 400),
+    ("/api/works/W1%00", {}, "USAGE_ERROR", 400),
 ])
 def test_errors_are_envelopes_with_the_tables_status(reads, path, query, code, status):
     with reads.client() as client:
@@ -106,3 +111,18 @@ def test_the_gui_is_served_at_the_root(reads):
         assert index.content == (STATIC / "index.html").read_bytes()
     else:
         assert "GUI assets are missing" in index.text
+
+
+def test_a_work_is_read_by_its_doi_or_url_as_the_cli_reads_it(reads, known):
+    """`GET /api/works/{id}` took no slash: a DOI or an OpenAlex URL was 404 "no such endpoint"."""
+    import pandas as pd
+
+    works = pd.read_parquet(reads.root / "results/chain/pool/works.parquet", columns=["work_id", "doi"])
+    work = works.dropna(subset=["doi"]).sort_values("work_id").iloc[0]
+    doi = work["doi"].removeprefix("https://doi.org/")
+    with reads.client() as client:
+        for given in (doi, f"https://doi.org/{doi}", f"https://openalex.org/{work['work_id']}"):
+            api = body(client.get(f"/api/works/{given}"))
+            cli = b2g("inspect", given, "--json", "--workspace", str(reads.root)).envelope
+            assert api["ok"] and api["data"]["work"]["work_id"] == work["work_id"], (given, api["error"])
+            assert api["data"] == cli["data"], given

@@ -83,6 +83,18 @@ def test_a_method_an_endpoint_does_not_take_is_405_naming_the_ones_it_does(reads
         assert missing.status_code == 404 and body(missing)["error"]["code"] == "NOT_FOUND"
 
 
+def test_head_and_options_on_the_api_are_404_or_405_as_any_other_method(reads):
+    """They fell past the API's catch-all to Starlette, whose 405 had no envelope and no `Allow`."""
+    with reads.client() as client:
+        for method in ("HEAD", "OPTIONS"):
+            unknown = client.request(method, "/api/no/such/thing")
+            assert unknown.status_code == 404, method
+            known = client.request(method, "/api/status")
+            assert known.status_code == 405 and known.headers["allow"] == "GET", method
+        assert body(client.options("/api/no/such/thing"))["error"]["code"] == "NOT_FOUND"
+        assert body(client.options("/api/decisions"))["error"]["details"]["allowed"] == ["POST"]
+
+
 def test_the_token_in_the_url_sets_a_strict_cookie_that_then_suffices(reads):
     with httpx.Client(base_url=reads.base) as browser:
         first = browser.get("/", params={"token": reads.token})

@@ -286,6 +286,33 @@ def test_a_json_artifact_damaged_or_of_another_shape_is_artifact_corrupt(demo, c
         (folder / name).write_bytes(kept)
 
 
+def test_a_damaged_field_of_metrics_or_prisma_is_artifact_corrupt_naming_its_place(demo, capsys):
+    """An object whose fields are not what the readers take (a cluster numbered "x", a cluster without its
+    size, terms that are no list): `network` and `evidence` were INTERNAL with a traceback, the API a 500."""
+    folder = demo / "results/networks/citation"
+    source, target = strongest_edge(demo, "citation")
+    kept = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
+    first = kept["clusters"][0]
+    damaged = {"clusters/0/cluster": {**kept, "clusters": [{**first, "cluster": "x"}]},
+               "clusters/0": {**kept, "clusters": [{k: v for k, v in first.items() if k != "size"}]},
+               "clusters": {**kept, "clusters": 5},
+               "clusters/0/terms": {**kept, "clusters": [{**first, "terms": 3}]},
+               "nodes": {**kept, "nodes": -1}}
+    for place, metrics in damaged.items():
+        (folder / "metrics.json").write_text(json.dumps(metrics), encoding="utf-8")
+        for args in (("network", "citation"), ("evidence", "citation", source, target)):
+            env = call(capsys, demo, *args)
+            assert env["error"]["code"] == "ARTIFACT_CORRUPT" and env["exit_code"] == 2, (place, args, env["error"])
+            assert env["error"]["details"] == {"files": [str(folder / "metrics.json")], "place": place}
+    (folder / "metrics.json").write_text(json.dumps(kept), encoding="utf-8")
+    assert call(capsys, demo, "network", "citation")["ok"]
+    path = demo / "results/corpus/prisma.json"
+    counts = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**counts, "included": "many"}), encoding="utf-8")
+    env = call(capsys, demo, "prisma")
+    assert env["error"]["code"] == "ARTIFACT_CORRUPT" and env["error"]["details"]["place"] == "included"
+
+
 def test_prisma_counts_that_are_no_json_object_are_artifact_corrupt(demo, capsys):
     """A bare NaN (which Python's json reads and put on stdout, no JSON) or JSON of another shape."""
     path = demo / "results/corpus/prisma.json"

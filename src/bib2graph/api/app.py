@@ -132,8 +132,8 @@ def _reads(app: FastAPI, ws: Workspace) -> None:
         with dry_run:
             return respond("status", lambda: get_status(ws))
 
-    @app.get("/api/works/{work_id}", name="inspect")
-    def work(work_id: str) -> Response:
+    @app.get("/api/works/{work_id:path}", name="inspect")   # a DOI or URL holds slashes
+    def work(work_id: Text) -> Response:
         """One work: record, provenance, screening, decision, place in each network (as `b2g inspect`)."""
         from ..service.inspect import inspect_work
 
@@ -154,21 +154,21 @@ def _reads(app: FastAPI, ws: Workspace) -> None:
         return respond("networks", lambda: list_networks(ws))
 
     @app.get("/api/networks/{kind}", name="network")
-    def network(kind: str, edges: int = 20000, offset: int = 0) -> Response:
+    def network(kind: Text, edges: int = 20000, offset: int = 0) -> Response:
         """One network: nodes with layout, clusters, metrics, a page of edges strongest first (as `b2g network`)."""
         from ..service.network_view import network as read_network
 
         return respond("network", lambda: read_network(ws, kind, edges, offset))
 
     @app.get("/api/networks/{kind}/slices", name="slices")
-    def sliced(kind: str) -> Response:
+    def sliced(kind: Text) -> Response:
         """One network in each time slice: members, clusters, cluster events (as `b2g slices`)."""
         from ..service.slices_view import slices
 
         return respond("slices", lambda: slices(ws, kind))
 
     @app.get("/api/networks/{kind}/density", name="density")
-    def density(kind: str, metric: str = "strength") -> Response:
+    def density(kind: Text, metric: Text = "strength") -> Response:
         """The map's density view: VOSviewer's item density of the layout, each node weighted by a size
         metric (API only: no CLI verb draws it)."""
         from ..service.density_view import density as item_density
@@ -176,21 +176,21 @@ def _reads(app: FastAPI, ws: Workspace) -> None:
         return respond("density", lambda: item_density(ws, kind, metric))
 
     @app.get("/api/networks/{kind}/evidence", name="evidence")
-    def evidence(kind: str, source: str, target: str) -> Response:
+    def evidence(kind: Text, source: Text, target: Text) -> Response:
         """The documents behind one edge: why two nodes are linked (as `b2g evidence`)."""
         from ..service.evidence import edge_evidence
 
         return respond("evidence", lambda: edge_evidence(ws, kind, source, target))
 
     @app.get("/api/search", name="search")
-    def search(q: str, limit: int = 20) -> Response:
+    def search(q: Text, limit: int = 20) -> Response:
         """Pooled works by title words, authors, DOI or OpenAlex ID (as `b2g search`)."""
         from ..service.search import search_works
 
         return respond("search", lambda: search_works(ws, q, limit))
 
     @app.get("/api/queue", name="queue")
-    def queue(limit: int = 50, before: str | None = None) -> Response:
+    def queue(limit: int = 50, before: Text | None = None) -> Response:
         """The works awaiting a decision, ranked by the screening model once it can be fitted, with the
         stopping rule's verdict (as `b2g queue`)."""
         from ..service.queue import screening_queue
@@ -208,7 +208,7 @@ def _writes(app: FastAPI, ws: Workspace, jobs: RunJobs) -> None:
                                                      audit.who(body.by), audit.now(), wait=DECISION_WAIT))
 
     @app.delete("/api/decisions/{work_id:path}", name="withdraw")   # a DOI or URL holds slashes
-    def withdraw(work_id: str) -> Response:
+    def withdraw(work_id: Text) -> Response:
         """Remove a work's recorded decision: it is pending again (screening's undo), as `b2g withdraw`."""
         from ..service.curate import withdraw as withdraw_decisions
 
@@ -274,9 +274,13 @@ def _endpoint_of(app: FastAPI, request: Request):
     (None, []) when no route but the catch-alls has the path."""
     from starlette.routing import Match
 
-    found = [r for r in app.router.routes if getattr(r, "path", "") not in ("/api/{rest:path}", "/{path:path}")
+    found = [r for r in app.router.routes if getattr(r, "path", "") not in ("/api", "/api/{rest:path}", "/{path:path}")
              and getattr(r, "methods", None) and r.matches(request.scope)[0] == Match.PARTIAL]
     return (found[0] if found else None), sorted({m for r in found for m in r.methods})
+
+
+#: the methods the API's catch-all answers (HTTP's, but CONNECT and TRACE, which no server route takes)
+EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
 def _spa(app: FastAPI, static_dir: Path) -> None:
@@ -284,17 +288,18 @@ def _spa(app: FastAPI, static_dir: Path) -> None:
     def index() -> Response:
         return page(static_dir, "")
 
-    @app.api_route("/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], name="",
-                   include_in_schema=False)
-    def unknown_api(request: Request, rest: str) -> Response:
+    @app.api_route("/api", methods=EVERY_METHOD, name="", include_in_schema=False)
+    @app.api_route("/api/{rest:path}", methods=EVERY_METHOD, name="", include_in_schema=False)
+    def unknown_api(request: Request, rest: str = "") -> Response:
         """404, or 405 with `Allow` where an endpoint has the path but not the method: this catch-all
-        answers before Starlette could say so."""
+        answers before Starlette could say so (HEAD and OPTIONS included: Starlette's 405 had no envelope
+        and no `Allow`); `/api` itself is no page of the GUI."""
         route, allowed = _endpoint_of(app, request)
         if route is None:
-            error = UsageError(f"{request.method} /api/{rest}: no such endpoint (see /api/openapi.json)",
+            error = UsageError(f"{request.method} {request.url.path}: no such endpoint (see /api/openapi.json)",
                                code="NOT_FOUND")
             return envelope_response(failure("", error))
-        error = UsageError(f"{request.method} /api/{rest}: this endpoint takes {', '.join(allowed)}",
+        error = UsageError(f"{request.method} {request.url.path}: this endpoint takes {', '.join(allowed)}",
                            code="METHOD_NOT_ALLOWED", details={"allowed": allowed})
         response = envelope_response(failure(getattr(route, "name", "") or "", error))
         response.headers["Allow"] = ", ".join(allowed)

@@ -36,7 +36,10 @@ PRISMA = _object({"identified": _object({"seeds": _COUNT, "total": _COUNT,
                                                                                "records": _COUNT,
                                                                                "duplicates": _COUNT})}}))
 
-_CLUSTER = _object({"cluster": {"type": "integer"}, "size": _COUNT})
+_LIST = {"type": ["array", "null"]}
+_CLUSTER = _object({"cluster": {"type": "integer"}, "size": _COUNT},
+                   terms={"type": ["array", "null"], "items": {"type": ["object", "string"]}},
+                   central=_LIST, cited=_LIST, top_nodes=_LIST)
 
 NETWORK_METRICS = _object({"kind": {"type": "string"}, "directed": {"type": "boolean"}, "nodes": _COUNT,
                            "edges": _COUNT, "components": _COUNT, "density": _NUMBER,
@@ -75,3 +78,14 @@ def schema_for(relative: str) -> dict[str, Any] | None:
         if fnmatch(relative, pattern) and relative.count("/") == pattern.count("/"):
             return schema
     return None
+
+
+def shape_problem(found: Any, schema: dict[str, Any]) -> tuple[str, str] | None:
+    """(where, what) of the first place `found` breaks `schema` (JSON Schema 2020-12), or None."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    error = best_match(Draft202012Validator(schema).iter_errors(found))
+    if error is None:
+        return None
+    return "/".join(str(part) for part in error.absolute_path) or "the top level", error.message

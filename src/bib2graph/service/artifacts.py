@@ -15,6 +15,7 @@ from .. import registry
 from ..errors import DataError
 from ..manifest import read_manifest
 from ..skips import warnings_from_rows
+from .artifact_schemas import shape_problem
 from .workspace import Workspace
 
 
@@ -38,10 +39,12 @@ def artifact_warnings(ws: Workspace, spec: dict[str, Any]) -> list[str]:
     return warnings_from_rows(skipped) + warnings
 
 
-def read_json_object(path: Path, rebuild: str = "`b2g run networks`", finite: bool = False) -> dict[str, Any]:
+def read_json_object(path: Path, rebuild: str = "`b2g run networks`", finite: bool = False,
+                     schema: dict[str, Any] | None = None) -> dict[str, Any]:
     """A JSON artifact that holds one object, or ARTIFACT_CORRUPT naming it: text that is no JSON, or JSON
     of another shape (`[]`, `null`, `NaN`), was edited or damaged. `finite`: NaN and Infinity inside are
-    damage too (Python's json reads them; no other JSON reader does)."""
+    damage too (Python's json reads them; no other JSON reader does). `schema` (artifact_schemas): the
+    shape its reader needs, so that a damaged field is this error rather than a crash further on."""
     try:
         found = json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse_constant if finite else None)
     except (OSError, ValueError) as exc:
@@ -51,6 +54,12 @@ def read_json_object(path: Path, rebuild: str = "`b2g run networks`", finite: bo
         raise DataError(f"{path} holds {type(found).__name__}, not a JSON object; {rebuild} rebuilds it "
                         "(delete the file if it was edited by hand)", code="ARTIFACT_CORRUPT",
                         details={"files": [str(path)]})
+    problem = shape_problem(found, schema) if schema else None
+    if problem is not None:
+        where, what = problem
+        raise DataError(f"{path} is not the artifact its readers expect: at {where}, {what}; {rebuild} rebuilds it "
+                        "(delete the file if it was edited by hand)", code="ARTIFACT_CORRUPT",
+                        details={"files": [str(path)], "place": where})
     return found
 
 

@@ -17,6 +17,7 @@ from ..errors import DataError, UsageError
 from ..manifest import read_manifest
 from ..networks.params import KINDS
 from ..paths import SPEC_FILE
+from .artifact_schemas import NETWORK_METRICS, STABILITY
 from .artifacts import read_json_object
 from .result import Result
 from .workspace import Workspace
@@ -52,10 +53,10 @@ def network_folder(ws: Workspace, kind: str) -> Path:
 def read_metrics(folder: Path) -> dict[str, Any]:
     """The network's metrics.json with, once the stability job has measured this network, the fields of
     its stability.json (`stability`, `clusters_reproducible`, `reproducibility`) beside them, as one record."""
-    metrics = read_json_object(folder / "metrics.json")
+    metrics = read_json_object(folder / "metrics.json", schema=NETWORK_METRICS)
     stability = folder / "stability" / "stability.json"
     if stability.is_file() and _measured_as_it_stands(folder):
-        metrics.update({k: v for k, v in read_json_object(stability).items() if k != "kind"})
+        metrics.update({k: v for k, v in read_json_object(stability, schema=STABILITY).items() if k != "kind"})
     return metrics
 
 

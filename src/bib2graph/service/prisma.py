@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import DataError
+from .artifact_schemas import PRISMA
 from .artifacts import read_json_object
 from .result import Result
 from .workspace import Workspace
@@ -16,6 +17,6 @@ def read_prisma(ws: Workspace) -> Result:
     if not path.is_file():
         raise DataError(f"no PRISMA counts yet ({path} is missing); `b2g run corpus` writes them",
                         code="ARTIFACT_MISSING", details={"file": str(path)})
-    counts = read_json_object(path, "`b2g run corpus`", finite=True)
+    counts = read_json_object(path, "`b2g run corpus`", finite=True, schema=PRISMA)
     return Result(data={"workspace": ws.describe(), "prisma": counts}, warnings=ws.warnings())
 

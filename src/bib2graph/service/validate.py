@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 
 from .. import registry
 from ..errors import B2GError, DataError
@@ -21,7 +19,7 @@ from ..paths import SPEC_FILE
 from ..skips import Skips
 from ..tables import BUNDLE_TABLES, CANDIDATES, CITED, ORIGINS, SCREENING, SEEDS, SIMULATION, SOURCE_REFS, read_table
 from ..temporal.schema import SLICE_TABLES, TREND_TABLES
-from .artifact_schemas import schema_for
+from .artifact_schemas import schema_for, shape_problem
 from .artifacts import refuse_constant
 from .preflight import check_spec, external_inputs, read_input
 from .result import Result
@@ -105,8 +103,8 @@ def _json(path: Path, relative: str) -> None:
     if path.name == "manifest.json" and read_manifest(path) is None:
         raise DataError("not a bib2graph manifest (inputs and outputs missing)", code="ARTIFACT_CORRUPT")
     schema = schema_for(relative)
-    error = best_match(Draft202012Validator(schema).iter_errors(found)) if schema else None
-    if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "the top level"
-        raise DataError(f"not the artifact its readers expect: at {where}, {error.message}",
+    problem = shape_problem(found, schema) if schema else None
+    if problem is not None:
+        where, what = problem
+        raise DataError(f"not the artifact its readers expect: at {where}, {what}",
                         code="ARTIFACT_CORRUPT", details={"place": where})
