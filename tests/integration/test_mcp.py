@@ -333,6 +333,8 @@ def test_a_line_that_is_no_message_is_answered_not_dropped(tmp_path):
                               "params": {"name": "search", "arguments": {"text": "\ud800"}}}), 7, -32600),
                  ('{"jsonrpc": "1.0", "id": "a", "method": "ping"}', "a", -32600),
                  ('{"jsonrpc": "2.0", "id": 4}', 4, -32600)]
+        cases += [(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method}), None, -32600)  # read as a
+                  for ident in ({"a": 1}, [1], 1.5, True, None) for method in ("ping", "tools/list")]  # notification
         for line, ident, code in cases:
             answer = ask(line)
             assert (answer["id"], answer["error"]["code"]) == (ident, code), (line[:60], answer)

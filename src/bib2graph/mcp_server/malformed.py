@@ -25,13 +25,31 @@ async def answer_malformed(read: Any, write: Any, forward: Any) -> None:
     """Pass what `read` brings on to `forward`; answer each line it could not read on `write`."""
     async with forward:
         async for item in read:
-            if isinstance(item, Exception):
-                try:
-                    await write.send(SessionMessage(error_for(item)))
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    return
-            else:
+            answer = error_for(item) if isinstance(item, Exception) else without_id(item.message)
+            if answer is None:
                 await forward.send(item)
+                continue
+            try:
+                await write.send(SessionMessage(answer))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return
+
+
+def _request_methods() -> frozenset[str]:
+    """The methods a client sends as requests (an answer is due), from the SDK's own types."""
+    from typing import get_args
+
+    return frozenset(kind.model_fields["method"].default for kind in get_args(types.ClientRequest))
+
+
+def without_id(message: Any) -> types.JSONRPCError | None:
+    """The error for a request the SDK read as a notification because its ID was unusable (an object,
+    a list, a float, true, null: JSON-RPC 2.0 and MCP take a string or an integer) or missing: the SDK drops
+    the ID and, a notification being unanswered, the client waited forever. None for any other message."""
+    if not isinstance(message, types.JSONRPCNotification) or message.method not in _request_methods():
+        return None
+    return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+        code=INVALID_REQUEST, message=f"a {message.method} request needs an id, a string or an integer"))
 
 
 def error_for(exc: Exception) -> types.JSONRPCError:
