@@ -19,6 +19,7 @@ import io
 import os
 import re
 import stat
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -73,6 +74,12 @@ def clean(text: str) -> str:
     return textio.one_line(text)
 
 
+def says_something(text: str) -> bool:
+    """Whether `text` shows anything once it is a cell: a reason or a name of control characters, white
+    space or invisible format characters (a zero-width space) says nothing."""
+    return any(unicodedata.category(ch)[0] not in "CZ" for ch in clean(text))
+
+
 def too_long(text: str) -> str | None:
     """Why `text` cannot be a cell (longer than MAX_TEXT once on one line), or None."""
     size = len(clean(text))
@@ -86,7 +93,7 @@ def _problem(decision: Decision) -> str | None:
                 "export's ID as the corpus holds it: WOS:…, 2-s2.0-…, pub.…, CN-…, REC:…)")
     if decision.decision.lower() not in DECISIONS:
         return f"decision {decision.decision!r} is not one of {', '.join(DECISIONS)}"
-    if decision.decision.lower() == "reject" and not clean(decision.reason):
+    if decision.decision.lower() == "reject" and not says_something(decision.reason):
         return (f"{work_id_of(decision.work_id)} is rejected without a reason; say why in the reason column "
                 "(the PRISMA record reports why each work was excluded)")
     for name in ("reason", "decided_by", "decided_at"):   # three of them still fit a line (MAX_LINE)

@@ -80,6 +80,7 @@ def _bad(path, data: bytes, code="CURATION_INVALID", line=None):
     (GOOD + "\taccept\n", 3, "is not a work ID"),
     (GOOD + "W2\treject\n", 3, "without a reason"),
     (GOOD + "W2\treject\t  \tana\n", 3, "without a reason"),
+    (GOOD + "W2\treject\t\u200b\x1b\tana\n", 3, "without a reason"),    # invisible: says nothing
     ("work_id\tdecision\treason\n" + "W1\taccept\n", 1, "header"),
     (GOOD + curation.header(), 3, "is not a work ID"),
     (GOOD + "W2\taccept\t" + "x" * 5000 + "\n", 3, "longer than"),
@@ -131,6 +132,7 @@ def test_a_bad_file_is_left_byte_identical_by_record(tmp_path):
 
 
 @pytest.mark.parametrize("bad", [curation.Decision("W3", "reject", " \t"), curation.Decision("W3", "maybe"),
+                                 curation.Decision("W3", "reject", "\x1b\x07"), curation.Decision("W3", "reject", "\u200b"),
                                  curation.Decision("doi:10.1/x", "accept"), curation.Decision("", "accept"),
                                  curation.Decision("W3", "reject", "y" * 1001),
                                  curation.Decision("W3", "accept", "", "z " * 501),
@@ -258,3 +260,21 @@ def test_a_device_fifo_or_oversized_file_is_refused_unread(tmp_path, monkeypatch
         curation.record(big, [curation.Decision("W2", "accept")])
     assert info.value.code == "FILE_INVALID" and "larger than 100 bytes" in info.value.message
     assert "W2" not in big.read_text(encoding="utf-8")
+
+
+def test_a_reason_or_a_name_of_nothing_visible_says_nothing(tmp_path, monkeypatch):
+    """A reject whose reason was control characters passed the verb's check (strip) and then failed the
+    file's (clean) as CURATION_INVALID, exit 2, where every adapter says a reject needs a reason (exit 1);
+    `by` of spaces recorded an empty decided_by."""
+    from bib2graph.errors import UsageError
+    from bib2graph.service import audit
+    from bib2graph.service.curate import decide
+    from bib2graph.service.workspace import Workspace
+
+    assert [curation.says_something(t) for t in ("", " \t\n", "\x1b\x07", "\u200b\u200d", "-", "dup", "重复")] == [
+        False, False, False, False, True, True, True]
+    for reason in ("\x1b\x07", "\u200b", " "):
+        with pytest.raises(UsageError, match="reject needs --reason"):
+            decide(Workspace(tmp_path, "flag"), "reject", ["W1"], reason, "ana", "2026-01-01T00:00:00Z")
+    monkeypatch.setenv("B2G_USER", "ana")
+    assert audit.who("   ") == audit.who("\u200b") == audit.who(None) == "ana" and audit.who("bo") == "bo"

@@ -9,13 +9,14 @@ import getpass
 import os
 from datetime import datetime, timezone
 
+from ..curation import says_something
 from ..errors import UsageError
 from ..textio import SURROGATE
 
 
 def who(by: str | None) -> str:
-    """`by` when given, else B2G_USER, else the login name."""
-    if by:
+    """`by` when it names someone (not only spaces), else B2G_USER, else the login name."""
+    if by and says_something(by):
         return by
     try:
         found = os.environ.get("B2G_USER") or getpass.getuser()

@@ -88,7 +88,7 @@ def resolve_ids(ws: Workspace, raw_ids: list[str], undone: str | None = "nothing
 
 def decide(ws: Workspace, decision: str, raw_ids: list[str], reason: str, who: str, when: str,
            wait: float = 0) -> Result:
-    if decision == "reject" and not reason.strip():
+    if decision == "reject" and not curation.says_something(reason):
         raise UsageError("reject needs --reason TEXT saying why (it goes to the PRISMA record)")
     ids, warnings = resolve_ids(ws, raw_ids)
     path = ws.path(CURATION_FILE)
