@@ -7,16 +7,31 @@ stdout; human mode: a summary on stderr) and exits with the envelope's code. JSO
 
 from __future__ import annotations
 
-import logging
-import os
 import signal
 import sys
+from pathlib import Path
 
-import click
 
-from ..service.envelope import dumps, failure
-from ..errors import RunInterrupted, UsageError
-from .commands import cli
+def _as_the_program() -> bool:
+    """Whether this process is `b2g` (or `python -m bib2graph`), not a program importing the package."""
+    started = Path(sys.argv[0] if sys.argv and sys.argv[0] else "")
+    return started.name == "b2g" or (started.name == "__main__.py" and started.parent.name == "bib2graph")
+
+
+#: SIGTERM received while the command line was still loading (imports take ~0.1 s), before `main` could end
+#: the call through its envelope: the process died with no answer. It is kept and acted on once `main` starts.
+_EARLY: list[int] = []
+if _as_the_program() and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+    signal.signal(signal.SIGTERM, lambda signum, _frame: _EARLY.append(signum))
+
+import logging  # noqa: E402 - after the early handler: the imports below are the window it covers
+import os  # noqa: E402
+
+import click  # noqa: E402
+
+from ..service.envelope import dumps, failure  # noqa: E402
+from ..errors import RunInterrupted, UsageError  # noqa: E402
+from .commands import cli  # noqa: E402
 
 _TRUTHY = {"1", "true", "yes"}
 
@@ -58,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     json_mode = wants_json(argv)
+    if _EARLY:
+        return _interrupted(argv, json_mode)
     try:
         code = cli.main(args=argv, prog_name="b2g", standalone_mode=False, obj={"json": json_mode})
         return int(code or 0)
@@ -71,11 +88,16 @@ def _main(argv: list[str]) -> int:
             exc.show(file=sys.stderr)
         return 2
     except click.exceptions.Abort:
-        env = failure(next((a for a in argv if not a.startswith("-")), ""), RunInterrupted("interrupted"))
-        if json_mode:
-            print(dumps(env), flush=True)
-        else:
-            print("Interrupted.", file=sys.stderr)
-        return env["exit_code"]
+        return _interrupted(argv, json_mode)
     except click.exceptions.Exit as exc:
         return exc.exit_code
+
+
+def _interrupted(argv: list[str], json_mode: bool) -> int:
+    """The INTERRUPTED answer of a call a signal stopped."""
+    env = failure(next((a for a in argv if not a.startswith("-")), ""), RunInterrupted("interrupted"))
+    if json_mode:
+        print(dumps(env), flush=True)
+    else:
+        print("Interrupted.", file=sys.stderr)
+    return env["exit_code"]

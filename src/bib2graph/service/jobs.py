@@ -26,7 +26,8 @@ import threading
 from collections import deque
 from typing import Any
 
-from ..errors import UsageError, WorkspaceLockedError
+from ..errors import RunInterrupted, UsageError, WorkspaceLockedError
+from .envelope import failure
 from .perform import text_problem
 from .run import PHASES, pointing_elsewhere
 from .workspace import Workspace
@@ -137,14 +138,8 @@ class RunJobs:
             self._line(line.rstrip("\n"))
         out = proc.stdout.read()
         code = proc.wait()
-        result = _envelope(out)
         with self._cond:
-            if result is not None and result.get("ok"):
-                state = "succeeded"
-            elif self._cancelled and (result is None or result["error"]["code"] == "INTERRUPTED"):
-                state = "cancelled"
-            else:
-                state = "failed"
+            state, result = outcome(_envelope(out), self._cancelled)
             self._job.update(state=state, result=result, exit_code=code, log=list(self._log))
             self._changed()
 
@@ -158,6 +153,19 @@ class RunJobs:
     def _changed(self) -> None:
         self._version += 1
         self._cond.notify_all()
+
+
+def outcome(result: dict[str, Any] | None, cancelled: bool) -> tuple[str, dict[str, Any] | None]:
+    """(state, envelope) of an ended run from the envelope it printed (None: none) and whether it was
+    cancelled. A run cancelled before `b2g run` could answer (SIGTERM while Python was still starting)
+    printed nothing; its envelope is then the INTERRUPTED one it would have printed."""
+    if result is not None and result.get("ok"):
+        return "succeeded", result
+    if cancelled and result is None:
+        return "cancelled", failure("run", RunInterrupted("cancelled before `b2g run` could answer (it was still starting)"))
+    if cancelled and result["error"]["code"] == "INTERRUPTED":
+        return "cancelled", result
+    return "failed", result
 
 
 def read_progress(line: str, progress: dict[str, Any]) -> dict[str, Any]:
