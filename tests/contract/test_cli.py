@@ -137,11 +137,26 @@ def test_out_never_overwrites_what_the_workspace_keeps_or_the_call_reads(tmp_pat
              ("simulate", "--labels", str(labels), "--out", "config/curation.tsv"),
              ("simulate", "--labels", str(labels), "--out", str(labels)),
              ("curate", "dump", "--out", str(other / "config/curation.tsv")),      # another workspace's
-             ("simulate", "--labels", str(labels), "--out", str(other / "config/sub/x.parquet"))]
+             ("simulate", "--labels", str(labels), "--out", str(other / "config/sub/x.parquet")),
+             # the workflow's artifacts (the table dump reads), its state, a sealed snapshot: each was replaced
+             ("curate", "dump", "--out", str(root / "results/chain/pool/works.parquet")),
+             ("simulate", "--labels", str(labels), "--out", "results/networks/coupling/edges.parquet"),
+             ("curate", "dump", "--out", str(root / ".snakemake/b2g/x.csv")),
+             ("curate", "dump", "--out", str(root / "results/snapshots/s1/results/curation/to-screen.csv")),
+             ("curate", "dump", "--out", ""), ("simulate", "--labels", str(labels), "--out", " ")]
+    kept = root / "results/chain/pool/works.parquet"
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(b"PAR1 the pool")
     for call in calls:
         answer = b2g(*call, "--json", "--workspace", str(root), cwd=root)   # a relative --out: from the cwd
         assert answer.returncode == 1 and answer.envelope["error"]["code"] == "USAGE_ERROR", (call, answer.stdout)
         assert "--out" in answer.envelope["error"]["message"]
+    for into in (root / "config/restored", root / "results/snapshots/s1/inner", root / "config/curation.tsv", ""):
+        answer = b2g("snapshot", "restore", "s1", "--into", str(into), "--json", "--workspace", str(root))
+        assert answer.returncode == 1 and answer.envelope["error"]["code"] == "USAGE_ERROR", (into, answer.stdout)
+        assert "--into" in answer.envelope["error"]["message"]
+    assert kept.read_bytes() == b"PAR1 the pool" and not (root / "config/restored").exists()
+    assert not (root / ".snakemake/b2g/x.csv").exists() and not (root / "results/curation").exists()
     assert {p: p.read_bytes() for p in (root / "config").iterdir() if p.is_file()} == config
     assert {p: p.read_bytes() for p in (other / "config").iterdir() if p.is_file()} == others
     assert labels.read_bytes() == SYNERGY_LABELS.read_bytes() and (tmp_path / "folder").is_dir()

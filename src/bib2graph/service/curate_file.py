@@ -26,7 +26,7 @@ from ..export.csv import frame_text
 from ..ids import normalize_doi, normalize_pmid
 from ..paths import CURATION_FILE
 from .curate import Known, known_works, resolve_one
-from .outputs import user_output
+from .outputs import given, user_output
 from .result import Result
 from .workspace import Workspace
 
@@ -41,7 +41,7 @@ MAX_ROWS = 100_000
 
 
 def dump(ws: Workspace, out: str | None, everything: bool) -> Result:
-    path = Path(out) if out else ws.path("results/curation/to-screen.csv")
+    path = Path(out) if given("--out", out) else ws.path("results/curation/to-screen.csv")
     if not path.is_absolute():
         path = Path.cwd() / path
     user_output(ws, path)

@@ -17,7 +17,7 @@ from ..screening.labels import pool_identifiers
 from ..screening.simulation import replay_labels
 from ..spec import resolve_path
 from . import ranking
-from .outputs import user_output
+from .outputs import given, user_output
 from .preflight import check_spec
 from .result import Result
 from .workspace import Workspace
@@ -28,7 +28,7 @@ OUT = "results/simulations"
 def _table_path(ws: Workspace, labels: Path, out: str | None) -> Path:
     """--out as the user wrote it (relative to the current directory, as every option's file is), else
     the default under the workspace."""
-    return Path(out).expanduser().absolute() if out else ws.path(f"{OUT}/{labels.stem}.parquet")
+    return Path(out).expanduser().absolute() if given("--out", out) else ws.path(f"{OUT}/{labels.stem}.parquet")
 
 
 def run_simulation(ws: Workspace, labels: str | None, priors: int | None, seeds: tuple[int, ...] | list[int],

@@ -11,6 +11,7 @@ from ..errors import DataError
 from ..paths import CURATION_FILE, SPEC_FILE
 from .dag import drifted
 from .preflight import check_spec
+from .outputs import given, user_folder
 from .result import Result
 from .run import run_workflow
 from .workspace import Workspace
@@ -64,7 +65,8 @@ def compare(ws: Workspace, a: str, b: str) -> Result:
 def restore(ws: Workspace, snap_id: str, into: str | None, on_line: Callable[[str], None] | None = None) -> Result:
     """Rebuild a snapshot's networks offline in a new workspace and check them byte for byte
     (`on_line`: Snakemake's output lines, see `run.run_workflow`)."""
-    target = Path(into).expanduser().resolve() if into else ws.path(f"results/restored/{snap_id}")
+    target = (user_folder(ws, Path(into).expanduser(), "--into") if given("--into", into)
+              else ws.path(f"results/restored/{snap_id}"))
     snapshot.prepare_restore(ws.root, snap_id, target)
     restored = Workspace(root=target, source="flag")
     try:
