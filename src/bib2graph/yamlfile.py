@@ -147,9 +147,10 @@ def _mapping(loader: _StrictLoader, where: str | Path, lines: dict[tuple, int] |
         if not isinstance(node, yaml.MappingNode):
             raise _error(where, node.start_mark.line + 1, "a research spec is a mapping of keys to values "
                                                           "(`key: value` lines), not a single value or a list")
+        document = loader.construct_document(node)     # refuses a key that is not text (`? [a, b]`) first
         if lines is not None:
             _lines(node, (), lines)
-        return loader.construct_document(node)
+        return document
     finally:
         loader.dispose()
 

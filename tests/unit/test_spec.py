@@ -103,6 +103,8 @@ def test_empty_spec_says_how_to_get_one(tmp_path, data):
     (b"chain:\n  <<: {depth: 1}\n", 2, "merge keys"),
     (b"chain:\n  1: x\n", 2, "reads as a int"),
     (b"yes: 1\n", 1, "reads as a bool"),
+    (b"chain: {}\n? [a, b]\n: x\n", 2, "reads as a list"),      # was INTERNAL: the lines were read first
+    (b"chain:\n  ? {depth: 1}\n  : x\n", 2, "reads as a dict"),
     (b"chain:\n  depth: 2020-13-45\n", 2, "cannot be read as timestamp"),
     (b"chain:\n  depth: !!int 0x\n", 2, "YAML tags (tag:yaml.org,2002:int)"),
     (b"seed:\n  ids:\n    - !!set W1\n", 3, "YAML tags"),
