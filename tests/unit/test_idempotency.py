@@ -72,3 +72,36 @@ def test_one_work_spelled_two_ways_is_one_request():
     spelled = [request_of({"ids": ids, "reason": "x", "json_flag": True}) for ids in
                (("W1967872727",), ("w1967872727",), ("https://openalex.org/W1967872727",))]
     assert spelled[0] == spelled[1] == spelled[2] == {"ids": ["W1967872727"], "reason": "x"}
+
+
+@pytest.mark.parametrize("damage", [b"", b"{x", b"[]", b"\xff\xfe", b'{"verb": "reject", "data": {}}',
+                                    b'{"verb": "reject", "fingerprint": 1, "recorded_at": "t", "data": {}, "warnings": []}'])
+def test_a_damaged_record_is_artifact_corrupt_and_acts_not(ws, damage):
+    """A damaged record was INTERNAL with a traceback (json.loads, record["fingerprint"]); acting again
+    could do twice what the key was for, so it is refused naming the file."""
+    from bib2graph.atomic import sha256_text
+    from bib2graph.service.idempotency import RECORDS
+
+    once(ws, "reject", "k", {"reason": "r"}, lambda: Result(data={"n": 1}))
+    record = ws.path(RECORDS) / f"{sha256_text('k')}.json"
+    record.write_bytes(damage)
+    with pytest.raises(DataError) as caught:
+        once(ws, "reject", "k", {"reason": "r"}, lambda: pytest.fail("acted again"))
+    assert caught.value.code == "ARTIFACT_CORRUPT" and caught.value.details["files"] == [str(record)]
+
+
+def test_a_call_that_acted_but_could_not_record_its_key_answers_its_success(ws):
+    """It answered IO_ERROR after acting, so a retry with the same key acted twice."""
+    from bib2graph.atomic import sha256_text
+    from bib2graph.service.idempotency import RECORDS
+
+    acted = []
+
+    def act() -> Result:      # while it acts, a folder comes to stand where its record goes
+        acted.append(1)
+        (ws.path(RECORDS) / f"{sha256_text('k')}.json").mkdir(parents=True)
+        return Result(data={"n": 1})
+
+    result = once(ws, "accept", "k", {"ids": ["W1"]}, act)
+    assert acted == [1] and result.data == {"n": 1}
+    assert "could not be written" in result.warnings[-1] and "would act again" in result.warnings[-1]

@@ -24,7 +24,7 @@ from typing import Any, Callable
 from filelock import FileLock
 
 from ..atomic import canonical_json, sha256_text, write_json
-from ..errors import UsageError, WorkspaceLockedError
+from ..errors import DataError, UsageError, WorkspaceLockedError
 from .audit import now
 from .result import Result
 from .workspace import Workspace
@@ -73,7 +73,7 @@ def _claim(ws: Workspace, verb: str, key: str, wanted: str) -> tuple[int | None,
     record_path = folder / f"{name}.json"
     with FileLock(str(folder / ".claim.lock")):
         fd = _try_lock(str(folder / f"{name}.lock"))
-        record = json.loads(record_path.read_text(encoding="utf-8")) if record_path.is_file() else None
+        record = _read_record(record_path, key) if record_path.exists() else None
         if record is not None and record["fingerprint"] != wanted:
             if fd is not None:
                 os.close(fd)
@@ -99,12 +99,36 @@ def once(ws: Workspace, verb: str, key: str, arguments: dict[str, Any], operatio
         return replayed
     try:
         result = operation()
-        write_json(ws.path(RECORDS) / f"{sha256_text(key)}.json",
-                   {"key": key, "verb": verb, "fingerprint": wanted, "recorded_at": now(),
-                    "data": result.data, "warnings": result.warnings})
+        path = ws.path(RECORDS) / f"{sha256_text(key)}.json"
+        try:
+            write_json(path, {"key": key, "verb": verb, "fingerprint": wanted, "recorded_at": now(),
+                              "data": result.data, "warnings": result.warnings})
+        except OSError as exc:   # the call has acted: its answer is a success, and says the key is not kept
+            result.warnings.append(f"idempotency key {key!r}: the call was done, but its record could not be "
+                                   f"written ({path}: {exc.strerror or exc}); a repeat with this key would act "
+                                   "again")
         return result
     finally:
         os.close(fd)
+
+
+_RECORD_FIELDS = {"verb": str, "fingerprint": str, "recorded_at": str, "data": dict, "warnings": list}
+
+
+def _read_record(path, key: str) -> dict[str, Any]:
+    """The record of a key, or ARTIFACT_CORRUPT naming it: a damaged record can neither be replayed nor
+    ignored (the call it records may have acted, and acting again is what the key forbids)."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        damaged = not isinstance(record, dict) or any(not isinstance(record.get(name), kind)
+                                                      for name, kind in _RECORD_FIELDS.items())
+    except (OSError, ValueError) as exc:
+        damaged, record = True, str(exc)
+    if damaged:
+        raise DataError(f"the record of idempotency key {key!r} ({path}) is damaged; whether that call acted "
+                        "cannot be told from it: check the workspace, then delete the file to use the key "
+                        "again, or use a new key", code="ARTIFACT_CORRUPT", details={"files": [str(path)]})
+    return record
 
 
 def _replay(record: dict[str, Any], key: str) -> Result:
