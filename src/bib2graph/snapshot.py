@@ -143,15 +143,19 @@ def list_snapshots(root: Path) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def _sealed(folder: Path, manifest: dict[str, Any], relative: str) -> Path | None:
-    """The sealed file `relative` of a snapshot, None when it sealed no such file; ARTIFACT_CORRUPT when
-    it did and the file is gone (a diff would otherwise count every work as added)."""
-    if relative not in manifest["files"]:
-        return None
-    path = folder / relative
-    if not path.is_file():
-        raise DataError(f"snapshot {manifest['id']} sealed {relative} but {path} is missing; the snapshot was "
-                        "damaged", code="ARTIFACT_CORRUPT", details={"files": [str(path)]})
-    return path
+    """The sealed file `relative` of a snapshot (`_all_present` checked it is there), None when it sealed
+    no such file."""
+    return folder / relative if relative in manifest["files"] else None
+
+
+def _all_present(folder: Path, manifest: dict[str, Any]) -> None:
+    """ARTIFACT_CORRUPT naming the files a snapshot sealed that are gone: a diff reads only some of them,
+    but a snapshot missing any can no longer be restored, and the diff must not look as if all were well."""
+    gone = [relative for relative in sorted(manifest["files"]) if not (folder / relative).is_file()]
+    if gone:
+        raise DataError(f"snapshot {manifest['id']} sealed {len(gone)} file(s) that are missing ({', '.join(gone[:3])}"
+                        f"{', …' if len(gone) > 3 else ''}); the snapshot was damaged", code="ARTIFACT_CORRUPT",
+                        details={"files": [str(folder / relative) for relative in gone]})
 
 
 def _corpus_ids(folder: Path, manifest: dict[str, Any]) -> set[str]:
@@ -170,6 +174,8 @@ def diff(root: Path, a: str, b: str) -> dict[str, Any]:
     """What changed from snapshot `a` to snapshot `b`: works, decisions, network sizes and clusters."""
     ma, mb = manifest_of(root, a), manifest_of(root, b)
     fa, fb = root / SNAPSHOTS / a, root / SNAPSHOTS / b
+    for folder, manifest in ((fa, ma), (fb, mb)):
+        _all_present(folder, manifest)
     wa, wb = _corpus_ids(fa, ma), _corpus_ids(fb, mb)
     da, db = _decisions(fa, ma), _decisions(fb, mb)
     changed = sorted(k for k in set(da) | set(db) if da.get(k) != db.get(k))

@@ -67,6 +67,17 @@ def test_a_sealed_corpus_gone_missing_is_no_diff_of_every_work(root):
     assert caught.value.code == "ARTIFACT_CORRUPT" and "works.parquet" in caught.value.message
 
 
+def test_any_sealed_file_gone_missing_is_artifact_corrupt_for_diff(root):
+    """A diff reads the corpus and the decisions only; a snapshot without its seeds can no longer be
+    restored, and its diff answered as if all were well."""
+    gone = root / snapshot.SNAPSHOTS / "b-2" / "results/seed/seeds.parquet"
+    gone.unlink()
+    for a, b in (("a-1", "b-2"), ("b-2", "a-1")):
+        with pytest.raises(DataError) as caught:
+            snapshot.diff(root, a, b)
+        assert caught.value.code == "ARTIFACT_CORRUPT" and caught.value.details["files"] == [str(gone)]
+
+
 @pytest.mark.parametrize("snap_id", ["../snapshots/a-1", "..", "a-1/", ""])
 def test_a_snapshot_id_names_no_other_folder(root, snap_id):
     with pytest.raises(DataError) as caught:
