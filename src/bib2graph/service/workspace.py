@@ -51,7 +51,25 @@ def named_folder(value: str, what: str) -> Path:
     not the current directory."""
     if not value.strip():
         raise UsageError(f"{what} is empty; name a folder (is a shell variable unset?)")
-    return Path(value).expanduser().resolve()
+    return _resolved(value, what)
+
+
+def _resolved(value: str, what: str) -> Path:
+    """`value` as an absolute path, `~user` expanded and links followed; WORKSPACE_NOT_FOUND when that
+    cannot be done (no such user's home, a loop of links) rather than INTERNAL."""
+    try:
+        return Path(value).expanduser().resolve()
+    except (RuntimeError, OSError) as exc:
+        raise WorkspaceError(f"{what} {value!r} names no folder that can be found ({exc})",
+                             code="WORKSPACE_NOT_FOUND") from None
+
+
+def _current() -> Path:
+    try:
+        return Path.cwd().resolve()
+    except OSError:        # the current directory was deleted under the shell
+        raise WorkspaceError("the current directory no longer exists (deleted under the shell); cd into the "
+                             "workspace, or pass --workspace / set B2G_WORKSPACE", code="WORKSPACE_NOT_FOUND") from None
 
 
 def resolve(flag: str | None = None, cwd: Path | None = None) -> Workspace:
@@ -59,8 +77,8 @@ def resolve(flag: str | None = None, cwd: Path | None = None) -> Workspace:
         return _check(named_folder(flag, "--workspace"), "flag")
     env = os.environ.get("B2G_WORKSPACE")
     if env:
-        return _check(Path(env).expanduser().resolve(), "env")
-    here = (cwd or Path.cwd()).resolve()
+        return _check(_resolved(env, "B2G_WORKSPACE"), "env")
+    here = cwd.resolve() if cwd else _current()
     for folder in (here, *here.parents):
         if (folder / SPEC_FILE).exists():
             return Workspace(root=folder, source="walk-up")
