@@ -293,6 +293,8 @@ CASES = [
          ["layout:mem_mb", "mem=8GB"]),
     Case("run-resources-not-an-assignment", lambda ws: ["run", "--set-resources", "bogus"], "USAGE_ERROR", 1,
          ["RULE:RESOURCE=VALUE"]),
+    Case("run-snakemake-parser-refuses", lambda ws: ["run", "--set-scatter", "x=y"], "USAGE_ERROR", 1,
+         ["Invalid scatter definition"]),
     Case("run-elsewhere", lambda ws: ["run", "--snakefile", "/etc/passwd"], "USAGE_ERROR", 1, ["--snakefile"]),
     Case("init-under-a-file", init_under_a_file, "IO_ERROR", 5, ["plain-file"]),
     # artifacts

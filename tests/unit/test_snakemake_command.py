@@ -72,10 +72,10 @@ def test_a_word_that_is_no_phase_nor_an_option_value_is_a_usage_error(tmp_path):
 def test_only_thread_counts_snakemake_can_read_only_as_text_are_refused():
     """`--set-threads layout=abc` stopped Snakemake at its first job with a traceback; a number or an
     expression Snakemake evaluates (attempt, an environment variable) is Snakemake's to judge."""
-    from bib2graph.service.run import _bad_thread_counts, _resource_options
+    from bib2graph.service.run import _bad_thread_counts, _snakemake_options
 
     def bad(args):
-        return _bad_thread_counts(_resource_options(args))
+        return _bad_thread_counts(_snakemake_options(args))
 
     assert bad(["--set-threads", "layout=abc", "network=2", "--cores", "2"]) == ["layout=abc"]
     assert bad(["--set-threads=layout=1+"]) == ["layout=1+"]
@@ -87,14 +87,14 @@ def test_resources_snakemake_would_stop_on_at_its_first_job_are_refused(monkeypa
     """`--set-resources layout:mem_mb=abc` (and `--default-resources`) were taken by Snakemake, which then
     stopped at the first job with a traceback (WORKFLOW_FAILED); Snakemake's own evaluation judges each
     value, and what needs a real job's input, or is text for a resource of the user's own, is let through."""
-    from bib2graph.service.run import _bad_resources, _resource_options
+    from bib2graph.service.run import _bad_resources, _snakemake_options
 
     monkeypatch.delenv("B2G_NO_SUCH_VARIABLE", raising=False)
     monkeypatch.setenv("B2G_MEMORY", "4000")
 
     def bad(*args):
         args = list(args)
-        return [b.split(": ")[0] for b in _bad_resources(_resource_options(args), args)]
+        return [b.split(": ")[0] for b in _bad_resources(_snakemake_options(args), args)]
 
     assert bad("--set-resources", "layout:mem_mb=abc", "network:mem=lots", "export:runtime=zz",
                "seed:mem_mb='2GB'", "chain:mem_mb=$B2G_NO_SUCH_VARIABLE") == [
@@ -109,14 +109,19 @@ def test_resources_snakemake_would_stop_on_at_its_first_job_are_refused(monkeypa
 @pytest.mark.parametrize("args, said", [(["--set-resources", "bogus"], "RULE:RESOURCE=VALUE"),
                                         (["--set-threads", "bogus"], "RULE=THREADS"),
                                         (["--resources", "mem_mb=abc"], "not an integer"),
-                                        (["--set-resources", "layout:=3"], "valid identifier")])
-def test_a_resource_option_snakemake_cannot_parse_is_said_with_its_reason(args, said):
+                                        (["--set-resources", "layout:=3"], "valid identifier"),
+                                        (["--set-scatter", "x=y"], "Invalid scatter definition"),
+                                        (["--target-jobs", "bogus"], "not of the form"),
+                                        (["--consider-ancient", "x"], "--consider-ancient"),
+                                        (["--configfile", "/b2g/no/such.yaml"], "--configfile /b2g/no/such.yaml")])
+def test_an_option_value_snakemake_cannot_parse_is_said_with_its_reason(args, said):
     """Snakemake raised these from its argument parser (ValueError, WorkflowError) and stopped with a
     traceback, WORKFLOW_FAILED; its reason is now the usage error's."""
-    from bib2graph.service.run import _resource_options
+    from bib2graph.service.run import _snakemake_options
 
-    assert said in _resource_options(args)
-    assert _resource_options(["--cores", "2", "--set-scatter", "x=2"]) is None
+    assert said in _snakemake_options(args)
+    assert _snakemake_options(["--cores", "2", "--forcerun", "layout", "-n"]) is None     # not parsed twice
+    assert not isinstance(_snakemake_options(["--cores", "2", "--set-scatter", "x=2"]), str)
 
 
 @pytest.mark.parametrize("args", [["-w/tmp/x"], ["--workspace=/tmp/x"], ["-d/tmp/x"], ["--dir=/tmp/x"],

@@ -344,15 +344,22 @@ def _elsewhere(arg: str) -> bool:
     return known.directory is not None or known.snakefile is not None
 
 
-#: the options whose values Snakemake reads as resources (prefixes: argparse takes abbreviations)
-_RESOURCE_OPTIONS = ("--set-threads", "--set-resources", "--default-resources", "--resources")
+#: Snakemake options whose values its parser takes as they are (numbers, targets, flags): a run given only
+#: these is not parsed twice (importing Snakemake's parser takes a second). Any other option is parsed
+#: before the run, so that a value Snakemake's own parsers refuse is USAGE_ERROR, not its traceback.
+_PLAIN_OPTIONS = frozenset({"--cores", "-c", "--jobs", "-j", "--dry-run", "-n", "--forcerun", "-R", "--until", "-U",
+                            "--rerun-triggers", "--keep-going", "-k", "--printshellcmds", "-p", "--quiet", "-q",
+                            "--executor", "-e", "--profile", "--workflow-profile", "--forceall", "-F", "--force",
+                            "-f", "--retries", "--latency-wait", "--rerun-incomplete", "--nolock", "--touch", "-t",
+                            "--verbose", "--omit-from", "-O", "--list-rules", "--summary", "--dag", "--rulegraph"})
 
 
-def _resource_options(args: list[str]):
-    """Snakemake's parse of `args` (its namespace), or its own reason for refusing a resource value there
-    (a str: `--set-resources bogus`, `--resources mem_mb=abc`); None when no resource option is given."""
-    if not any(a.startswith("--") and len(a.split("=")[0]) > 4 and o.startswith(a.split("=")[0])
-               for a in args for o in _RESOURCE_OPTIONS):
+def _snakemake_options(args: list[str], root: Path | None = None):
+    """Snakemake's parse of `args` (its namespace), or its own reason for refusing a value there (a str:
+    `--set-resources bogus`, `--set-scatter x=y`, `--resources mem_mb=abc`, a `--configfile` that is not
+    there); None when only `_PLAIN_OPTIONS` are given, or when argparse refuses the line (Snakemake then
+    stops with its usage message, exit 2: a USAGE_ERROR too, `_failure`)."""
+    if {a.split("=")[0] for a in args if a.startswith("-")} <= _PLAIN_OPTIONS:
         return None
     import argparse
 
@@ -363,16 +370,18 @@ def _resource_options(args: list[str]):
     try:
         with redirect_stderr(io.StringIO()):   # argparse prints its usage before SystemExit
             known, _ = parser.parse_known_args(args)
-    except (argparse.ArgumentError, SystemExit):    # not a resource value: Snakemake refuses it itself
+    except (argparse.ArgumentError, SystemExit):
         return None
     except Exception as err:                        # its parsers raise ValueError, WorkflowError
         reason = str(err).strip() or type(err).__name__
-        return reason if "unpack" not in reason else "an entry is not RULE:RESOURCE=VALUE (RULE=N for threads)"
-    return known
+        return reason if "unpack" not in reason else "an entry is not of the form the option takes (RULE=N, RULE:RESOURCE=VALUE)"
+    missing = [str(f) for f in (getattr(known, "configfile", None) or [])      # from here or the workspace
+               if not Path(f).is_file() and not (root is not None and (root / f).is_file())]
+    return f"--configfile {missing[0]} is no file" if missing else known
 
 
 def _bad_thread_counts(known) -> list[str]:
-    """The `--set-threads` values of `known` (`_resource_options`) that can only be text: Snakemake takes
+    """The `--set-threads` values of `known` (`_snakemake_options`) that can only be text: Snakemake takes
     them and stops at its first job with a traceback ("Resource _cores 'abc' of type str …"). A number, or
     an expression it evaluates (`network=2*attempt`, `network=$NCPUS`), is its to judge."""
     if known is None or isinstance(known, str):
@@ -404,7 +413,7 @@ def _bad_resources(known, args: list[str]) -> list[str]:
     `runtime=abc`), text where it needs a number (`mem_mb='2GB'`, an unset `$VARIABLE`). Each is evaluated
     by Snakemake's own code for attempt 1; an expression that fails only for want of a real job's input
     (`input.size_mb` beyond a number) is left to Snakemake, as is any text for a resource of its own
-    (`slurm_partition=gpu`). `known` is `_resource_options(args)`. Each bad value as "RULE:RESOURCE" (RULE
+    (`slurm_partition=gpu`). `known` is `_snakemake_options(args)`. Each bad value as "RULE:RESOURCE" (RULE
     `*` for the defaults) and the reason."""
     from snakemake.exceptions import ResourceConversionError
     from snakemake_interface_common.exceptions import WorkflowError
@@ -491,10 +500,10 @@ def run_workflow(ws: Workspace, args: list[str], refresh: bool = False, check_in
     if elsewhere:
         raise UsageError(f"{', '.join(elsewhere)} cannot be passed to `b2g run`: b2g chooses the workspace "
                          "(--workspace), the Snakefile and the output (--json)")
-    known = _resource_options(args)
+    known = _snakemake_options(args, ws.root)
     if isinstance(refused := known, str):
-        raise UsageError(f"Snakemake cannot read a resource option: {refused} (`--set-threads network=2`, "
-                         "`--set-resources network:mem_mb=8000`, `--default-resources runtime=60`)",
+        raise UsageError(f"Snakemake refused the run's arguments: {refused} (`b2g run [PHASE] [SNAKEMAKE OPTIONS]`, "
+                         "e.g. `--set-threads network=2`, `--set-resources network:mem_mb=8000`)",
                          details={"snakemake": refused})
     if bad := _bad_thread_counts(known):
         raise UsageError(f"--set-threads {bad[0]!r}: give each rule a whole number of threads, "
