@@ -28,6 +28,19 @@ def test_unknown_flag_before_json_is_still_an_envelope():
     assert call.envelope["error"]["code"] == "USAGE_ERROR" and call.envelope["command"] == "status"
 
 
+def test_a_subverb_takes_json_after_its_group_and_its_usage_errors_name_it_whole(tmp_path):
+    """`b2g curate --json dump` was refused ("No such option '--json'", command "curate"); a subverb's
+    usage error named it "dump" or "diff" where its answers say "curate dump", "snapshot diff"."""
+    assert b2g("init", str(tmp_path)).returncode == 0
+    dump = b2g("curate", "--json", "dump", "--workspace", str(tmp_path))
+    assert dump.envelope["command"] == "curate dump" and dump.envelope["error"]["code"] == "ARTIFACT_MISSING"
+    for args, command in ((("snapshot", "diff", "onlyone"), "snapshot diff"), (("curate", "dump", "--bogus"), "curate dump"),
+                          (("snapshot", "list", "--bogus"), "snapshot list")):
+        call = b2g(*args, "--json", "--workspace", str(tmp_path))
+        assert call.returncode == 2 and call.envelope["error"]["code"] == "USAGE_ERROR"
+        assert call.envelope["command"] == command, args
+
+
 def test_human_usage_error_goes_to_stderr():
     call = b2g("nosuchverb")
     assert call.returncode == 2 and call.stdout == "" and "No such command" in call.stderr

@@ -46,7 +46,9 @@ def _attempted_command(exc: click.exceptions.UsageError, argv: list[str]) -> str
     if isinstance(exc, click.exceptions.NoSuchCommand):
         return next((a for a in argv if not a.startswith("-")), "")
     ctx = exc.ctx
-    return ctx.command.name if ctx is not None and ctx.command is not cli and ctx.command.name else ""
+    if ctx is None or ctx.command is cli or not ctx.command.name:
+        return ""
+    return ctx.command_path.split(" ", 1)[1] if " " in ctx.command_path else ctx.command.name   # "curate dump"
 
 
 def _ensure_utf8() -> None:

@@ -204,9 +204,16 @@ def cli(json_flag: bool) -> None:
     """bib2graph: from a research spec to a reproducible map of a literature."""
 
 
+def _json_anywhere() -> click.Option:
+    """`--json` taken between a group and its subverb too (`b2g curate --json dump`): JSON mode is read from
+    the whole line (cli.wants_json), so the option only has to be accepted."""
+    return click.Option(["--json"], is_flag=True, hidden=True, expose_value=False, help=JSON.help)
+
+
 def _build(root: click.Group) -> None:
     """Add every verb of the table to `root`, subverbs under their group."""
-    groups: dict[str, click.Group] = {name: click.Group(name, help=text) for name, text in GROUPS.items()}
+    groups: dict[str, click.Group] = {name: click.Group(name, help=text, params=[_json_anywhere()])
+                                      for name, text in GROUPS.items()}
     for name in sorted(VERBS, key=lambda n: n.count(" ")):
         made = command(VERBS[name])
         parent, _, _ = name.rpartition(" ")
