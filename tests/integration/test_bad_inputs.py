@@ -273,6 +273,9 @@ CASES = [
     Case("csv-bad-decision", review_csv("work_id,decision,reason\nW1,perhaps,\n"), "CURATION_INVALID", 2,
          ["reviewed.csv", "2"]),
     Case("csv-missing", review_csv(None), "FILE_MISSING", 2, ["reviewed.csv"]),
+    Case("csv-a-folder", lambda ws: (ws.parent / "reviewed.csv").mkdir() or ["curate", "apply",  # Click's USAGE_ERROR
+                                                                            str(ws.parent / "reviewed.csv")],
+         "FILE_INVALID", 2, ["reviewed.csv", "folder"]),
     Case("csv-conflicting-decisions", review_csv("work_id,decision,reason\nW2000180785,accept,\n"
                                                  "W2000180785,reject,dup\n"), "CURATION_INVALID", 2, ["reviewed.csv"]),
     # the workspace
