@@ -82,15 +82,29 @@ def check_spec(ws: Workspace) -> dict[str, Any]:
     return spec
 
 
+def input_problem(item: ExternalInput) -> tuple[str, str] | None:
+    """(code, message) when the input is not a regular file there: FILE_INVALID for a folder, a device,
+    a FIFO or a socket (a FIFO was said not to exist), FILE_MISSING for nothing there or a link to nothing."""
+    path, named = item.path, f"{item.name} ({item.place})"
+    if path.is_dir():
+        return "FILE_INVALID", f"{named} is a folder; name the files in it, one by one"
+    if path.exists() and not path.is_file():
+        return "FILE_INVALID", f"{named} is not a regular file (a device, a FIFO or a socket); name a file"
+    if not path.exists():
+        return "FILE_MISSING", (f"{named} is a link that leads nowhere (to a missing file, or a loop of links)"
+                                if path.is_symlink() else f"{named} does not exist")
+    return None
+
+
 def check_present(ws: Workspace, spec: dict[str, Any]) -> None:
     """A missing external input is an error naming every missing file and where the spec names it; a
-    folder where a file is named, FILE_INVALID (as the contract's error table says)."""
+    folder or a device where a file is named, FILE_INVALID (as the contract's error table says)."""
     inputs = external_inputs(ws, spec)
-    folders = [i for i in inputs if i.path.is_dir()]
-    if folders:
-        raise DataError(f"{folders[0].name} ({folders[0].place}) is a folder; name the files in it, one by one",
-                        code="FILE_INVALID", details={"file": folders[0].name, "place": folders[0].place})
-    missing = [i for i in inputs if not i.path.is_file()]
+    invalid = [(i, problem) for i in inputs if (problem := input_problem(i)) and problem[0] == "FILE_INVALID"]
+    if invalid:
+        item, (code, message) = invalid[0]
+        raise DataError(message, code=code, details={"file": item.name, "place": item.place})
+    missing = [i for i in inputs if input_problem(i)]
     if missing:
         listed = "; ".join(f"{i.name} ({i.place})" for i in missing)
         first = missing[0]

@@ -21,7 +21,7 @@ from ..tables import BUNDLE_TABLES, CANDIDATES, CITED, ORIGINS, SCREENING, SEEDS
 from ..temporal.schema import SLICE_TABLES, TREND_TABLES
 from .artifact_schemas import schema_for, shape_problem
 from .artifacts import refuse_constant
-from .preflight import check_spec, external_inputs, read_input
+from .preflight import check_spec, external_inputs, input_problem, read_input
 from .result import Result
 from .workspace import Workspace
 
@@ -63,12 +63,9 @@ def validate_workspace(ws: Workspace) -> Result:
     if spec is not None:
         skips = Skips(strict=bool(spec["strict"]))
         for item in external_inputs(ws, spec):
-            if item.path.is_dir():     # as `run` and `status` say it (preflight.check_present)
-                problems.append({"path": item.name, "code": "FILE_INVALID",
-                                 "message": f"{item.name} ({item.place}) is a folder; name the files in it, one by one"})
-            elif not item.path.is_file():
-                problems.append({"path": item.name, "code": "FILE_MISSING",
-                                 "message": f"{item.name} ({item.place}) does not exist"})
+            problem = input_problem(item)     # as `run` and `status` say it (preflight.check_present)
+            if problem is not None:
+                problems.append({"path": item.name, "code": problem[0], "message": problem[1]})
             else:
                 attempt(item.name, lambda item=item: read_input(item, skips))
         warnings += skips.warnings()
