@@ -205,6 +205,10 @@ def test_an_answer_stdout_cannot_take_is_exit_5_without_a_traceback(tmp_path):
                              stderr=subprocess.PIPE, text=True)
     piped.stdout.close()          # the reader is gone before the answer comes
     assert piped.wait(timeout=120) == 5 and "Traceback" not in piped.stderr.read()
+    closed = subprocess.run(["sh", "-c", f'"{sys.executable}" -m bib2graph networks --json --workspace '
+                             f'"{tmp_path}" >&-'], stderr=subprocess.PIPE, text=True, timeout=120)
+    assert closed.returncode == 5 and "Traceback" not in closed.stderr    # it was exit 0, the answer lost unsaid
+    assert "stdout is closed" in closed.stderr and "ended with exit 0" in closed.stderr
 
 
 def test_reject_without_reason_is_usage(tmp_path):

@@ -7,6 +7,7 @@ hands stdout to the protocol); the modules that serve them are imported by the n
 
 from __future__ import annotations
 
+import errno
 import importlib
 import math
 import os
@@ -41,6 +42,8 @@ def execute(command: str, operation: Callable[[], Result]) -> int:
 
 
 def _drop_stdout() -> None:
+    if sys.stdout is None:          # closed from the start: nothing to flush
+        return
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -52,6 +55,8 @@ def _drop_stdout() -> None:
 def emit(env: dict) -> None:
     """Print an envelope: one JSON line on stdout in JSON mode, else the human form on stderr."""
     if click.get_current_context().find_root().obj.get("json", False):
+        if sys.stdout is None:       # descriptor 1 closed when the call began: print would drop the answer
+            raise OSError(errno.EBADF, "stdout is closed")
         print(dumps(env), flush=True)
     else:
         show(env)
