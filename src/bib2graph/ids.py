@@ -6,7 +6,11 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-_OPENALEX_PREFIXES = ("https://openalex.org/", "http://openalex.org/", "openalex.org/")
+_OPENALEX_PREFIXES = ("https://openalex.org/", "http://openalex.org/", "openalex.org/", "https://api.openalex.org/",
+                      "http://api.openalex.org/", "api.openalex.org/")
+#: an entity's URL with its type's path (``https://api.openalex.org/works/W12``, ``openalex.org/works/W12``)
+_TYPED = re.compile(r"(?:works|authors|sources|institutions|concepts|topics|publishers|funders)/([wacitspf]\d+)",
+                    re.IGNORECASE)
 #: a DOI resolver's URL, with or without its scheme (``https://www.doi.org/``, ``dx.doi.org/``, ``doi.org/``)
 _DOI_URL = re.compile(r"^(?:https?://)?(?:dx\.|www\.)?doi\.org/", re.IGNORECASE)
 #: the label a DOI is written after (``doi:10.1/x``, ``DOI: 10.1/x``, ``DOI 10.1/x``)
@@ -26,6 +30,8 @@ def short_id(value: str | None) -> str | None:
             if lowered.startswith(prefix):
                 value = value[len(prefix):]
                 break
+    if "/" in value and (typed := _TYPED.fullmatch(value)):
+        value = typed.group(1)
     if value[:1].lower() in "wacitsp" and value[1:].isdigit():
         value = value[0].upper() + value[1:]
     return value or None

@@ -17,6 +17,10 @@ def test_short_id_and_doi_forms():
     assert short_id("https://openalex.org/W2741809807") == "W2741809807"
     assert short_id("w12") == "W12"
     assert short_id("https://openalex.org/keywords/machine-learning") == "keywords/machine-learning"
+    for url in ("https://api.openalex.org/works/W2741809807", "https://openalex.org/works/w2741809807",
+                "api.openalex.org/W2741809807"):                        # the API's and the site's URLs
+        assert short_id(url) == "W2741809807", url
+    assert short_id("https://api.openalex.org/authors/A5") == "A5"
     assert normalize_doi("https://doi.org/10.1371/JOURNAL.pone.0249102") == "10.1371/journal.pone.0249102"
     assert normalize_doi("doi:10.1/x") == "10.1/x"
     assert normalize_doi("not a doi") is None
