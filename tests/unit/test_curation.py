@@ -278,3 +278,14 @@ def test_a_reason_or_a_name_of_nothing_visible_says_nothing(tmp_path, monkeypatc
             decide(Workspace(tmp_path, "flag"), "reject", ["W1"], reason, "ana", "2026-01-01T00:00:00Z")
     monkeypatch.setenv("B2G_USER", "ana")
     assert audit.who("   ") == audit.who("\u200b") == audit.who(None) == "ana" and audit.who("bo") == "bo"
+
+
+def test_withdraw_counts_every_id_named_against_the_cap_as_accept_does(tmp_path):
+    """10,001 repeats of one ID passed `withdraw` (it counted distinct IDs) and were TOO_MANY_IDS for accept."""
+    from bib2graph.service.curate import withdraw
+    from bib2graph.service.workspace import Workspace
+
+    with pytest.raises(DataError) as caught:
+        withdraw(Workspace(tmp_path, "flag"), ["W1"] * (curation.MAX_IDS_PER_CALL + 1))
+    assert caught.value.code == "TOO_MANY_IDS"
+    assert not (tmp_path / "config").exists()          # refused before the file was looked at

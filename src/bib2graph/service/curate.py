@@ -106,6 +106,7 @@ def withdraw(ws: Workspace, raw_ids: list[str], wait: float = 0) -> Result:
     A work ID without a decision is no error (withdrawing twice is the same as once)."""
     if not raw_ids:
         raise UsageError("name at least one work ID (OpenAlex W… or a DOI)")
+    curation.capped(raw_ids)       # as accept and reject count them: every ID named, repeats too
     path = ws.path(CURATION_FILE)
     before = curation.read(path)
     direct = [curation.work_id_of(raw) for raw in raw_ids]
