@@ -48,16 +48,28 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path in the target's folder; rename it onto the target only on success."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _about(exc, target) from None
     os.close(fd)
     tmp_path = Path(tmp)
     try:
         os.chmod(tmp_path, _mode_of(target))
         yield tmp_path
-        os.replace(tmp_path, target)
+        try:
+            os.replace(tmp_path, target)
+        except OSError as exc:
+            raise _about(exc, target) from None
     except BaseException:
         tmp_path.unlink(missing_ok=True)
         raise
+
+
+def _about(exc: OSError, target: Path) -> OSError:
+    """The error of making or renaming the temporary file, naming the file the user knows (the temporary
+    name, which never outlives the call, was in the message: `.research.yaml.qzic7qb1.tmp: Is a directory`)."""
+    return type(exc)(exc.errno, exc.strerror, str(target))
 
 
 def _mode_of(target: Path) -> int:

@@ -55,3 +55,30 @@ def test_a_copy_keeps_times_but_not_a_private_mode(tmp_path, umask):
     assert copy.read_bytes() == b"PAR1" and mode(copy) == 0o664
     assert os.stat(copy).st_mtime_ns == 2_000_000_000
     assert [p.name for p in copy.parent.iterdir()] == ["old.parquet"]  # no temporary file left behind
+
+
+def test_a_failed_write_names_the_file_not_its_temporary_name(tmp_path):
+    """`init --force` over a spec that is a folder said "cannot use …/.research.yaml.qzic7qb1.tmp"."""
+    import pytest
+
+    from bib2graph.atomic import write_text
+
+    folder = tmp_path / "research.yaml"
+    folder.mkdir()
+    with pytest.raises(OSError) as caught:
+        write_text(folder, "name: x\n")
+    assert caught.value.filename == str(folder) and folder.is_dir()
+    assert [p.name for p in tmp_path.iterdir()] == ["research.yaml"]        # no temporary file left
+
+
+def test_init_refuses_a_folder_where_its_files_go_and_creates_nothing(tmp_path):
+    import pytest
+
+    from bib2graph.errors import DataError
+    from bib2graph.service.init import init_workspace
+
+    (tmp_path / "config/curation.tsv").mkdir(parents=True)      # init said ok, every later verb failed
+    with pytest.raises(DataError) as caught:
+        init_workspace(tmp_path)
+    assert caught.value.code == "FILE_INVALID" and "curation.tsv" in caught.value.message
+    assert sorted(p.name for p in (tmp_path / "config").iterdir()) == ["curation.tsv"]

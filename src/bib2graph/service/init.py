@@ -34,6 +34,11 @@ def init_workspace(folder: str | Path, force: bool = False) -> Result:
     if spec.exists() and not force:
         raise DataError(f"{spec} already exists; this folder is a workspace already (pass --force to "
                         "overwrite its spec and profiles; its curation file is kept)", code="WORKSPACE_EXISTS")
+    for relative in (SPEC_FILE, CURATION_FILE):     # kept or written over, each must be a file to be used
+        place = root / relative
+        if place.exists() and not place.is_file() or place.is_symlink() and not place.exists():
+            raise DataError(f"{place} is not a regular file (a folder, a device or a link to nothing); move it "
+                            "away, then init again", code="FILE_INVALID", details={"file": str(place)})
     created = []
     files = {SPEC_FILE: template_spec().read_text(encoding="utf-8")}
     if not (root / CURATION_FILE).exists():
