@@ -53,6 +53,10 @@ def test_the_same_decisions_give_the_same_queue_bytes_and_before_gives_back_what
         seen["works"][0]["work_id"], "doi"]
     _, by_doi = envelope(demo, "queue", "--limit", "30", "--before", f"https://doi.org/{doi.upper()}")
     assert by_doi["works"] == again["works"]     # the decided work named by its DOI
+    for named, code in ((now["works"][0]["work_id"], "USAGE_ERROR"), ("", "USAGE_ERROR"),   # pending: no decision
+                        ("W1", "UNKNOWN_ID")):                                             # no pooled work at all
+        answer = b2g("queue", "--before", named, "--json", "--workspace", str(demo)).envelope
+        assert answer["error"]["code"] == code, (named, answer["error"])
 
 
 @pytest.mark.long

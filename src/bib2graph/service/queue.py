@@ -51,10 +51,14 @@ def records(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
     return ranking.records(ws).get(ids) if ids else []
 
 
-def _decisions_before(decisions: dict, work_id: str) -> dict:
-    """The decisions recorded before the one on `work_id` (ordered by decided_at, ties by work ID)."""
+def _decisions_before(decisions: dict, work_id: str, pooled: bool) -> dict:
+    """The decisions recorded before the one on `work_id` (ordered by decided_at, ties by work ID); a
+    pooled work without a decision (pending, a seed) is a usage slip, any other ID unknown."""
+    if work_id not in decisions and pooled:
+        raise UsageError(f"{work_id} has no recorded decision (it is pending, or a seed); `before` names a "
+                         "decided work", details={"before": work_id})
     if work_id not in decisions:
-        raise DataError(f"{work_id} has no recorded decision; `before` names a decided work",
+        raise DataError(f"{work_id} is no pooled work with a recorded decision; `before` names a decided work",
                         code="UNKNOWN_ID", details={"unknown": [work_id]})
     order = sorted(decisions, key=lambda w: (decisions[w].decided_at or "", w))
     return {w: decisions[w] for w in order[:order.index(work_id)]}
@@ -92,8 +96,12 @@ def screening_queue(ws: Workspace, limit: int = 50, before: str | None = None) -
     spec = ranking.spec(ws)
     decisions = curation.read(ws.path(CURATION_FILE))
     if before is not None:
-        named = resolve_one(before, known_works(ws)) or curation.work_id_of(before) or before   # a DOI too
-        decisions = _decisions_before(decisions, named)
+        if not before.strip():
+            raise UsageError("--before is empty; name a decided work (is a shell variable unset?)")
+        known = known_works(ws)
+        found = resolve_one(before, known)       # a DOI or PMID too
+        named = found or curation.work_id_of(before) or before
+        decisions = _decisions_before(decisions, named, pooled=found is not None)
     now = ranking.current(ws, decisions)
     ordered, scores, fitted = _ranked(ws, spec, now, limit)
     shown = records(ws, ordered)
