@@ -224,6 +224,17 @@ def test_help_exits_0(args):
     assert call.returncode == 0 and "Usage" in call.stdout
 
 
+@pytest.mark.parametrize("args, verbs", [(["status", "--help"], ["status"]), (["curate", "dump", "-h"], ["curate dump"]),
+                                         (["--help"], None), (["curate", "--help"], None)])
+def test_help_in_json_mode_is_the_verbs_schema_envelope(args, verbs):
+    """Click's help text on stdout broke "one JSON line" for a caller with B2G_JSON=1."""
+    call = b2g(*args, env={"B2G_JSON": "1"})
+    assert call.returncode == 0 and call.stdout.count("\n") == 1
+    assert call.envelope["command"] == "schema" and call.envelope["ok"]
+    listed = sorted(call.envelope["data"]["verbs"])
+    assert listed == verbs if verbs else len(listed) > 20
+
+
 def test_version_names_contract():
     call = b2g("--version")
     assert call.returncode == 0 and "contract 1" in call.stdout

@@ -77,6 +77,8 @@ def _main(argv: list[str]) -> int:
     json_mode = wants_json(argv)
     if _EARLY:
         return _interrupted(argv, json_mode)
+    if json_mode:
+        argv = _help_as_schema(argv) or argv
     try:
         code = cli.main(args=argv, prog_name="b2g", standalone_mode=False, obj={"json": json_mode})
         return int(code or 0)
@@ -93,6 +95,22 @@ def _main(argv: list[str]) -> int:
         return _interrupted(argv, json_mode)
     except click.exceptions.Exit as exc:
         return exc.exit_code
+
+
+def _help_as_schema(argv: list[str]) -> list[str] | None:
+    """In JSON mode `--help` asks for a verb's description as a program reads it: the verb's `--schema`
+    envelope (the whole contract's, `b2g schema`, for `b2g --help` or a group's), not Click's text, which
+    broke "one JSON line on stdout" for a caller with B2G_JSON=1. None when no help is asked."""
+    from ..service.verbs import VERBS
+
+    head = argv[: argv.index("--")] if "--" in argv else argv
+    if not any(a in ("--help", "-h") for a in head):
+        return None
+    words = [a for a in head if not a.startswith("-")]
+    for n in (2, 1):
+        if len(words) >= n and " ".join(words[:n]) in VERBS:
+            return [*words[:n], "--schema", "--json"]
+    return ["schema", "--json"]
 
 
 def _interrupted(argv: list[str], json_mode: bool) -> int:

@@ -9,6 +9,7 @@ line holds one (so the waiting call ends), else under a null ID, as JSON-RPC 2.0
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -35,6 +36,7 @@ async def answer_malformed(read: Any, write: Any, forward: Any) -> None:
                 return
 
 
+@functools.cache
 def _request_methods() -> frozenset[str]:
     """The methods a client sends as requests (an answer is due), from the SDK's own types."""
     from typing import get_args
