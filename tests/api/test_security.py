@@ -95,6 +95,21 @@ def test_head_and_options_on_the_api_are_404_or_405_as_any_other_method(reads):
         assert body(client.options("/api/decisions"))["error"]["details"]["allowed"] == ["POST"]
 
 
+def test_a_request_the_http_parser_refuses_is_answered_with_the_envelope(reads):
+    """uvicorn answered a Content-Length of -1 or a broken request line in plain text."""
+    for raw in (b"POST /api/decisions HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+                b"GET /api/status HTTP/1.1 extra\r\nHost: x\r\n\r\n"):
+        with socket.create_connection(("127.0.0.1", reads.port), timeout=60) as conn:
+            conn.sendall(raw)
+            answer = b""
+            while chunk := conn.recv(65536):
+                answer += chunk
+        head, _, payload = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400") and b"content-type: application/json" in head.lower(), head
+        envelope = json.loads(payload)
+        assert envelope["error"]["code"] == "USAGE_ERROR" and envelope["exit_code"] == 1 and not envelope["ok"]
+
+
 def test_the_token_in_the_url_sets_a_strict_cookie_that_then_suffices(reads):
     with httpx.Client(base_url=reads.base) as browser:
         first = browser.get("/", params={"token": reads.token})

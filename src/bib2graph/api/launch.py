@@ -54,7 +54,7 @@ def serve(ws: Workspace, port: int, ready: Callable[[dict[str, Any]], None]) -> 
     import uvicorn
 
     from .app import create_app
-    from .server import GracefulServer
+    from .server import GracefulServer, envelope_protocol
 
     sock = listen(port)
     port = sock.getsockname()[1]
@@ -62,7 +62,7 @@ def serve(ws: Workspace, port: int, ready: Callable[[dict[str, Any]], None]) -> 
     jobs = RunJobs(ws)
     app = create_app(ws, token, port, jobs=jobs)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=3)
+                            timeout_graceful_shutdown=3, http=envelope_protocol())
     server = GracefulServer(config, on_exit=jobs.close)
     try:
         ready({"workspace": ws.describe(), "url": f"http://{HOST}:{port}/?token={token}", "port": port,

@@ -38,3 +38,26 @@ class GracefulServer(uvicorn.Server):
         if not self.should_exit:
             threading.Thread(target=self._on_exit, name="b2g-gui-stop", daemon=True).start()
         self.should_exit = True
+
+
+def envelope_protocol() -> type:
+    """uvicorn's HTTP/1.1 protocol (h11, its default here) answering a request it cannot parse (a negative
+    Content-Length, a broken request line) with the envelope, as every other answer of the API, instead of
+    its plain-text "Invalid HTTP request received."."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    from ..errors import UsageError
+    from ..service.envelope import dumps, failure
+
+    class EnvelopeH11Protocol(H11Protocol):
+        def send_400_response(self, msg: str) -> None:
+            body = (dumps(failure("", UsageError(f"the HTTP request could not be parsed: {msg}"))) + "\n").encode()
+            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                       (b"connection", b"close")]
+            for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"), h11.Data(data=body),
+                          h11.EndOfMessage()):
+                self.transport.write(self.conn.send(event))
+            self.transport.close()
+
+    return EnvelopeH11Protocol
