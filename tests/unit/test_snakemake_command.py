@@ -113,7 +113,11 @@ def test_resources_snakemake_would_stop_on_at_its_first_job_are_refused(monkeypa
                                         (["--set-scatter", "x=y"], "Invalid scatter definition"),
                                         (["--target-jobs", "bogus"], "not of the form"),
                                         (["--consider-ancient", "x"], "--consider-ancient"),
-                                        (["--configfile", "/b2g/no/such.yaml"], "--configfile /b2g/no/such.yaml")])
+                                        (["--configfile", "/b2g/no/such.yaml"], "--configfile /b2g/no/such.yaml"),
+                                        (["--config", "a=b"], "valid identifier"),
+                                        (["--config", "novalue"], "name=value"),
+                                        (["--profile", "/b2g/no/profile"], "is no folder"),
+                                        (["--workflow-profile", "/b2g/no/profile"], "is no folder")])
 def test_an_option_value_snakemake_cannot_parse_is_said_with_its_reason(args, said):
     """Snakemake raised these from its argument parser (ValueError, WorkflowError) and stopped with a
     traceback, WORKFLOW_FAILED; its reason is now the usage error's."""
@@ -122,6 +126,7 @@ def test_an_option_value_snakemake_cannot_parse_is_said_with_its_reason(args, sa
     assert said in _snakemake_options(args)
     assert _snakemake_options(["--cores", "2", "--forcerun", "layout", "-n"]) is None     # not parsed twice
     assert not isinstance(_snakemake_options(["--cores", "2", "--set-scatter", "x=2"]), str)
+    assert not isinstance(_snakemake_options(["--config", "alpha=1", "--profile", "slurm"]), str)  # a name: looked up
 
 
 @pytest.mark.parametrize("args", [["-w/tmp/x"], ["--workspace=/tmp/x"], ["-d/tmp/x"], ["--dir=/tmp/x"],

@@ -102,7 +102,7 @@ def click_type(param: Param) -> click.ParamType:
     if param.type == "int" and (param.min is not None or param.max is not None):
         return click.IntRange(param.min, param.max)
     return {"text": click.STRING, "raw": click.UNPROCESSED, "int": click.INT,
-            "dir": click.Path(file_okay=False), "file": click.Path()}[param.type]   # the service says what a
+            "dir": click.Path(file_okay=False), "file": click.Path(readable=False)}[param.type]   # the service says what a
     # file argument that is a folder, a device or unreadable is (FILE_INVALID, FILE_UNREADABLE), as over MCP
 
 

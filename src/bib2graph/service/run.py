@@ -349,7 +349,7 @@ def _elsewhere(arg: str) -> bool:
 #: before the run, so that a value Snakemake's own parsers refuse is USAGE_ERROR, not its traceback.
 _PLAIN_OPTIONS = frozenset({"--cores", "-c", "--jobs", "-j", "--dry-run", "-n", "--forcerun", "-R", "--until", "-U",
                             "--rerun-triggers", "--keep-going", "-k", "--printshellcmds", "-p", "--quiet", "-q",
-                            "--executor", "-e", "--profile", "--workflow-profile", "--forceall", "-F", "--force",
+                            "--executor", "-e", "--forceall", "-F", "--force",
                             "-f", "--retries", "--latency-wait", "--rerun-incomplete", "--nolock", "--touch", "-t",
                             "--verbose", "--omit-from", "-O", "--list-rules", "--summary", "--dag", "--rulegraph"})
 
@@ -375,9 +375,31 @@ def _snakemake_options(args: list[str], root: Path | None = None):
     except Exception as err:                        # its parsers raise ValueError, WorkflowError
         reason = str(err).strip() or type(err).__name__
         return reason if "unpack" not in reason else "an entry is not of the form the option takes (RULE=N, RULE:RESOURCE=VALUE)"
-    missing = [str(f) for f in (getattr(known, "configfile", None) or [])      # from here or the workspace
-               if not Path(f).is_file() and not (root is not None and (root / f).is_file())]
-    return f"--configfile {missing[0]} is no file" if missing else known
+    return _unusable(known, root) or known
+
+
+def _unusable(known, root: Path | None) -> str | None:
+    """What Snakemake reads only after parsing, and then stops on with its traceback: `--config` entries
+    (its own parse_config: `a=b` is refused, a key needs two characters), a `--configfile` that is no file,
+    a `--profile` or `--workflow-profile` path that is no folder (a bare --profile name is Snakemake's to
+    look up). Paths count from here or from the workspace."""
+    from snakemake.cli import parse_config
+
+    def there(path, test) -> bool:
+        return test(Path(path)) or (root is not None and test(root / path))
+    try:
+        parse_config(getattr(known, "config", None) or [])
+    except Exception as err:       # noqa: BLE001 - ValueError, or its WorkflowError
+        return f"--config: {str(err).strip() or type(err).__name__}"
+    missing = [str(f) for f in (getattr(known, "configfile", None) or []) if not there(f, Path.is_file)]
+    if missing:
+        return f"--configfile {missing[0]} is no file"
+    for option in ("profile", "workflow_profile"):
+        value = getattr(known, option, None)
+        for one in value if isinstance(value, (list, tuple)) else [value] if value else []:
+            if "/" in str(one) and not there(one, Path.is_dir):
+                return f"--{option.replace('_', '-')} {one} is no folder (a profile is a folder holding config.yaml)"
+    return None
 
 
 def _bad_thread_counts(known) -> list[str]:
