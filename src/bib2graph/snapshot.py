@@ -219,6 +219,9 @@ def prepare_restore(root: Path, snap_id: str, into: Path) -> dict[str, Any]:
         if into.exists():
             into.rmdir()            # empty: checked above
         staging.rename(into)
+    except OSError as exc:       # the staging folder is the call's own: the user knows the target
+        shutil.rmtree(staging, ignore_errors=True)
+        raise type(exc)(exc.errno, exc.strerror, str(into)) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -116,6 +116,15 @@ def test_a_restore_of_an_intact_snapshot_copies_what_it_needs(root, tmp_path):
     assert not list(tmp_path.glob(".restored*"))
 
 
+def test_a_restore_that_cannot_write_names_its_target_not_the_staging_folder(root, tmp_path):
+    """The error named `.restored.partial`, a folder of the call's own that the user never asked for."""
+    into = tmp_path / "restored"
+    (tmp_path / ".restored.partial").write_text("a file where the staging folder goes", encoding="utf-8")
+    with pytest.raises(OSError) as caught:
+        snapshot.prepare_restore(root, "b-2", into)
+    assert caught.value.filename == str(into) and not into.exists()
+
+
 def test_a_restore_that_cannot_rebuild_leaves_no_folder_behind(root, tmp_path):
     """A sealed spec the workflow refuses: the retry would have found WORKSPACE_EXISTS."""
     from bib2graph.service.snapshots import restore
