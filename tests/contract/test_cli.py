@@ -253,3 +253,13 @@ def test_a_number_no_clock_can_take_is_a_usage_error(args, tmp_path):
     call = b2g(*args, "--json", "--workspace", str(tmp_path))
     assert call.returncode == 2 and call.envelope["error"]["code"] == "USAGE_ERROR", call.envelope
     assert "Traceback" not in call.stderr
+
+
+def test_validate_of_a_workspace_with_no_artifact_says_it_checked_none(tmp_path):
+    """It answered ok with nothing said, as if every artifact had been checked."""
+    assert b2g("init", str(tmp_path)).returncode == 0
+    fresh = b2g("validate", "--json", "--workspace", str(tmp_path)).envelope
+    assert fresh["ok"] and any("no artifact is built yet" in w for w in fresh["warnings"])
+    (tmp_path / "results").write_text("not a folder", encoding="utf-8")
+    blocked = b2g("validate", "--json", "--workspace", str(tmp_path)).envelope
+    assert blocked["ok"] and any("results is a file" in w for w in blocked["warnings"])

@@ -69,7 +69,12 @@ def validate_workspace(ws: Workspace) -> Result:
             else:
                 attempt(item.name, lambda item=item: read_input(item, skips))
         warnings += skips.warnings()
+        inputs = len(checked)
         _artifacts(ws, spec, attempt)
+        if len(checked) == inputs and not problems:     # an "ok" that checked no artifact says so
+            warnings.append("no artifact is built yet (results/ holds none), so only the spec and the inputs were "
+                            "checked; `b2g run` builds them" if not ws.path("results").is_file() else
+                            "results is a file, not a folder: no artifact could be checked; move it away and `b2g run`")
     if problems:
         raise DataError(f"{len(problems)} problem(s): " + "; ".join(
             p["message"] if p["message"].startswith(p["path"]) else f"{p['path']}: {p['message']}"
