@@ -45,6 +45,9 @@ NO_ENVELOPE = {"mcp": "it serves the MCP protocol on stdout (JSON-RPC), never an
 # UTC times as the CLI writes them (2026-12-03T19:55:51Z) and in file names (2026-12-03T195551Z).
 _TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):?(\d{2}):?(\d{2})(?:\.\d+)?(?:Z|[+-]00:?00)?")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b(?!T)")
+# A sealed snapshot's ID ends in the digest of its files' hashes, and Parquet files carry the versions of the
+# pandas and pyarrow that wrote them: a patch release of either changes the digest, not the contract.
+_SNAPSHOT_ID = re.compile(r"\b((?:golden|again|stale)-)[0-9a-f]{12}\b")
 
 # A work of the demo (a seed), an edge of its coupling network and a term of its titles.
 WORK = "W2098430271"
@@ -257,6 +260,7 @@ def normalise(value: Any, ws: Path, scratch: Path, clock: tuple[datetime, dateti
         return [normalise(v, ws, scratch, clock, verb) for v in value]
     if isinstance(value, str):
         value = value.replace(str(ws), "<WORKSPACE>").replace(str(scratch), "<SCRATCH>")
+        value = _SNAPSHOT_ID.sub(r"\1<DIGEST>", value)
         value = _TIME.sub(lambda m: "<TIME>" if _within(m, clock) else m[0], value)
         return _DATE.sub(lambda m: "<DATE>" if _today(m[0], clock) else m[0], value)
     return value
