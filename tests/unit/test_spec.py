@@ -56,6 +56,16 @@ def test_repo_spec_is_valid():
     assert (workflow_dir() / "schemas" / "spec.schema.yaml").is_file()
 
 
+@pytest.mark.parametrize("section", ["source", "seed"])
+def test_an_empty_file_name_is_refused_at_its_place(section):
+    """`source.files: [""]` was read as the workspace folder: "  (source.files.0) is a folder"."""
+    given = {"source": {"kind": "files", "files": ["a.ris"]}, "seed": {"all": True}}
+    given[section]["files"] = [""] if section == "source" else ["a.bib", ""]
+    with pytest.raises(SpecError) as info:
+        spec.validate(given)
+    assert f"{section}.files." in info.value.message and "non-empty" in info.value.message
+
+
 def test_yaml_error_reports_line(tmp_path):
     path = tmp_path / "research.yaml"
     path.write_text("seed:\n  ids: [W1\n", encoding="utf-8")
