@@ -51,7 +51,7 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        raise _about(exc, target) from None
+        raise naming(exc, target) from None
     os.close(fd)
     tmp_path = Path(tmp)
     try:
@@ -60,15 +60,16 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[Path]:
         try:
             os.replace(tmp_path, target)
         except OSError as exc:
-            raise _about(exc, target) from None
+            raise naming(exc, target) from None
     except BaseException:
         tmp_path.unlink(missing_ok=True)
         raise
 
 
-def _about(exc: OSError, target: Path) -> OSError:
-    """The error of making or renaming the temporary file, naming the file the user knows (the temporary
-    name, which never outlives the call, was in the message: `.research.yaml.qzic7qb1.tmp: Is a directory`)."""
+def naming(exc: OSError, target: Path) -> OSError:
+    """`exc`, raised on a temporary file or folder of the call's own, naming the place the user knows
+    instead (the temporary name, which never outlives the call, was in the message:
+    `.research.yaml.qzic7qb1.tmp: Is a directory`)."""
     return type(exc)(exc.errno, exc.strerror, str(target))
 
 

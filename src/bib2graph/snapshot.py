@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from . import __version__, query
-from .atomic import canonical_json, copy_file, sha256_file, sha256_text, write_json
+from .atomic import canonical_json, copy_file, naming, sha256_file, sha256_text, write_json
 from .errors import DataError
 
 SNAPSHOTS = Path("results/snapshots")
@@ -221,7 +221,7 @@ def prepare_restore(root: Path, snap_id: str, into: Path) -> dict[str, Any]:
         staging.rename(into)
     except OSError as exc:       # the staging folder is the call's own: the user knows the target
         shutil.rmtree(staging, ignore_errors=True)
-        raise type(exc)(exc.errno, exc.strerror, str(into)) from None
+        raise naming(exc, into) from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

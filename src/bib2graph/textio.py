@@ -116,6 +116,18 @@ def read_text(path: str | Path, where: str | Path | None = None, max_bytes: int 
     return decode(data, where)
 
 
+def kind_of(path: Path) -> str:
+    """What stands at `path`, links followed: "file", "folder", "special" (a device, a FIFO or a socket),
+    "dangling" (a link to nothing, or a loop of links) or "nothing"."""
+    if path.is_dir():
+        return "folder"
+    if path.is_file():
+        return "file"
+    if path.exists():
+        return "special"
+    return "dangling" if path.is_symlink() else "nothing"
+
+
 class NotAFile(Exception):
     """A path names a device, a FIFO or a socket where a regular file was asked for."""
 

@@ -26,9 +26,9 @@ from ..export.csv import frame_text
 from ..ids import normalize_doi, normalize_pmid
 from ..paths import CURATION_FILE
 from .curate import Known, known_works, resolve_one
-from .outputs import given, user_output
+from .outputs import user_output
 from .result import Result
-from .workspace import Workspace
+from .workspace import Workspace, given
 
 ID_COLUMNS = ("work_id", "id", "openalex_id", "doi")
 PROBLEMS = {"cells": "more cells than the header (a delimiter inside an unquoted cell?)",

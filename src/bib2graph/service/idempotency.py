@@ -19,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from pathlib import Path
 from typing import Any, Callable
 
 from filelock import FileLock
@@ -115,16 +116,15 @@ def once(ws: Workspace, verb: str, key: str, arguments: dict[str, Any], operatio
 _RECORD_FIELDS = {"verb": str, "fingerprint": str, "recorded_at": str, "data": dict, "warnings": list}
 
 
-def _read_record(path, key: str) -> dict[str, Any]:
+def _read_record(path: Path, key: str) -> dict[str, Any]:
     """The record of a key, or ARTIFACT_CORRUPT naming it: a damaged record can neither be replayed nor
     ignored (the call it records may have acted, and acting again is what the key forbids)."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-        damaged = not isinstance(record, dict) or any(not isinstance(record.get(name), kind)
-                                                      for name, kind in _RECORD_FIELDS.items())
-    except (OSError, ValueError) as exc:
-        damaged, record = True, str(exc)
-    if damaged:
+    except (OSError, ValueError):      # unreadable, not UTF-8, not JSON
+        record = None
+    if not isinstance(record, dict) or any(not isinstance(record.get(name), kind)
+                                           for name, kind in _RECORD_FIELDS.items()):
         raise DataError(f"the record of idempotency key {key!r} ({path}) is damaged; whether that call acted "
                         "cannot be told from it: check the workspace, then delete the file to use the key "
                         "again, or use a new key", code="ARTIFACT_CORRUPT", details={"files": [str(path)]})

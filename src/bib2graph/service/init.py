@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import textio
 from ..atomic import write_text
 from ..curation import header
 from ..errors import DataError
@@ -36,7 +37,7 @@ def init_workspace(folder: str | Path, force: bool = False) -> Result:
                         "overwrite its spec and profiles; its curation file is kept)", code="WORKSPACE_EXISTS")
     for relative in (SPEC_FILE, CURATION_FILE):     # kept or written over, each must be a file to be used
         place = root / relative
-        if place.exists() and not place.is_file() or place.is_symlink() and not place.exists():
+        if textio.kind_of(place) in ("folder", "special", "dangling"):
             raise DataError(f"{place} is not a regular file (a folder, a device or a link to nothing); move it "
                             "away, then init again", code="FILE_INVALID", details={"file": str(place)})
     created = []

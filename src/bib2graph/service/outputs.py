@@ -39,14 +39,6 @@ def kept_place(ws: Workspace, resolved: Path) -> str | None:
     return None
 
 
-def given(option: str, value: str | None) -> str | None:
-    """The value of an output option, None when not given; an empty one is refused rather than read as
-    "not given" (`--out "$OUT"` with OUT unset wrote to the default place)."""
-    if value is not None and not value.strip():
-        raise UsageError(f"{option} is empty; name a path (is a shell variable unset?)", details={"option": option})
-    return value
-
-
 def _refused(option: str, path: Path, place: str) -> UsageError:
     folders = ", ".join(f"{f}/" for f in USER_FOLDERS)
     return UsageError(f"{option} {path} is inside {place}; write it elsewhere: under {folders} or outside "

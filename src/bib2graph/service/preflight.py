@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import __version__, checks, curation, monitor, registry, spec as spec_mod
+from .. import __version__, checks, curation, monitor, registry, spec as spec_mod, textio
 from ..atomic import sha256_file, write_json
 from ..errors import DataError
 from ..paths import PREFLIGHT_CACHE, SPEC_FILE
@@ -85,26 +85,22 @@ def check_spec(ws: Workspace) -> dict[str, Any]:
 def input_problem(item: ExternalInput) -> tuple[str, str] | None:
     """(code, message) when the input is not a regular file there: FILE_INVALID for a folder, a device,
     a FIFO or a socket (a FIFO was said not to exist), FILE_MISSING for nothing there or a link to nothing."""
-    path, named = item.path, f"{item.name} ({item.place})"
-    if path.is_dir():
-        return "FILE_INVALID", f"{named} is a folder; name the files in it, one by one"
-    if path.exists() and not path.is_file():
-        return "FILE_INVALID", f"{named} is not a regular file (a device, a FIFO or a socket); name a file"
-    if not path.exists():
-        return "FILE_MISSING", (f"{named} is a link that leads nowhere (to a missing file, or a loop of links)"
-                                if path.is_symlink() else f"{named} does not exist")
-    return None
+    said = {"folder": ("FILE_INVALID", "is a folder; name the files in it, one by one"),
+            "special": ("FILE_INVALID", "is not a regular file (a device, a FIFO or a socket); name a file"),
+            "dangling": ("FILE_MISSING", "is a link that leads nowhere (to a missing file, or a loop of links)"),
+            "nothing": ("FILE_MISSING", "does not exist")}.get(textio.kind_of(item.path))
+    return (said[0], f"{item.name} ({item.place}) {said[1]}") if said else None
 
 
 def check_present(ws: Workspace, spec: dict[str, Any]) -> None:
     """A missing external input is an error naming every missing file and where the spec names it; a
     folder or a device where a file is named, FILE_INVALID (as the contract's error table says)."""
-    inputs = external_inputs(ws, spec)
-    invalid = [(i, problem) for i in inputs if (problem := input_problem(i)) and problem[0] == "FILE_INVALID"]
+    problems = [(i, problem) for i in external_inputs(ws, spec) if (problem := input_problem(i))]
+    invalid = [(i, problem) for i, problem in problems if problem[0] == "FILE_INVALID"]
     if invalid:
         item, (code, message) = invalid[0]
         raise DataError(message, code=code, details={"file": item.name, "place": item.place})
-    missing = [i for i in inputs if input_problem(i)]
+    missing = [i for i, _ in problems]
     if missing:
         listed = "; ".join(f"{i.name} ({i.place})" for i in missing)
         first = missing[0]

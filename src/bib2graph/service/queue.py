@@ -25,7 +25,7 @@ from ..screening import model
 from . import ranking
 from .curate import known_works, resolve_one
 from .result import Result
-from .workspace import Workspace
+from .workspace import Workspace, given
 
 MAX_LIMIT = 10_000
 SHOWN_VIA = 3
@@ -95,9 +95,7 @@ def screening_queue(ws: Workspace, limit: int = 50, before: str | None = None) -
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {limit}")
     spec = ranking.spec(ws)
     decisions = curation.read(ws.path(CURATION_FILE))
-    if before is not None:
-        if not before.strip():
-            raise UsageError("--before is empty; name a decided work (is a shell variable unset?)")
+    if given("--before", before, "a decided work") is not None:
         known = known_works(ws)
         found = resolve_one(before, known)       # a DOI or PMID too
         named = found or curation.work_id_of(before) or before

@@ -17,10 +17,10 @@ from ..screening.labels import pool_identifiers
 from ..screening.simulation import replay_labels
 from ..spec import resolve_path
 from . import ranking
-from .outputs import given, user_output
+from .outputs import user_output
 from .preflight import check_spec
 from .result import Result
-from .workspace import Workspace
+from .workspace import Workspace, given
 
 OUT = "results/simulations"
 

@@ -11,10 +11,10 @@ from ..errors import DataError
 from ..paths import CURATION_FILE, SPEC_FILE
 from .dag import drifted
 from .preflight import check_spec
-from .outputs import given, user_folder
+from .outputs import user_folder
 from .result import Result
 from .run import run_workflow
-from .workspace import Workspace
+from .workspace import Workspace, given
 
 
 def sealed_files(ws: Workspace, spec: dict) -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
 from .. import registry
 from ..errors import B2GError, DataError
 from ..manifest import read_manifest

@@ -46,12 +46,17 @@ def _check(root: Path, source: str) -> Workspace:
     return Workspace(root=root, source=source)
 
 
+def given(option: str, value: str | None, thing: str = "a path") -> str | None:
+    """What the user gave for `option`, None when not given. An empty value (a script's unset variable:
+    `--out "$OUT"`) is a usage error, never read as "not given" (a default place) or as the current folder."""
+    if value is not None and not value.strip():
+        raise UsageError(f"{option} is empty; name {thing} (is a shell variable unset?)", details={"option": option})
+    return value
+
+
 def named_folder(value: str, what: str) -> Path:
-    """The folder a flag or argument names; an empty one (a script's unset variable) is a usage error,
-    not the current directory."""
-    if not value.strip():
-        raise UsageError(f"{what} is empty; name a folder (is a shell variable unset?)")
-    return _resolved(value, what)
+    """The folder a flag or argument names (an empty one is refused, `given`)."""
+    return _resolved(given(what, value, "a folder"), what)
 
 
 def _resolved(value: str, what: str) -> Path:
