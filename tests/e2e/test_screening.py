@@ -48,7 +48,9 @@ def test_screen_twenty_by_keyboard_and_the_queue_learns(demo, tmp_path):
             expect(order).to_have_attribute("data-by", "work_id")          # seeds are includes, no exclude yet
             before = shown(page)
             assert before == sorted(before)
-            expect(page.get_by_test_id("stopping")).to_contain_text("Keep screening")
+            expect(page.get_by_test_id("stopping-head")).to_have_text("Keep screening")
+            # the verdict's own first phrase is the heading, said once
+            assert page.get_by_test_id("stopping").inner_text().lower().count("keep screening") == 1
 
             changed = 0
             decided: dict[str, str] = {}

@@ -111,6 +111,10 @@ export function Screening({ onDecided }: { onDecided: () => void }) {
     return () => window.removeEventListener("keydown", onKey);
   }, [asking, current, busy, decide, undo]);
 
+  // the verdict opens with what to do ("keep screening: …", "safe to stop: …", "nothing left to screen: …"):
+  // that phrase is the heading, the rest says why
+  const verdictHead = (v: string) => { const head = v.split(": ")[0]; return head.charAt(0).toUpperCase() + head.slice(1); };
+  const verdictRest = (v: string) => v.split(": ").slice(1).join(": ");
   const authors = (w: QueueWork) => (Array.isArray(w.authors) ? w.authors.join(", ") : w.authors ?? "");
   const why = (w: QueueWork) => (typeof w.why_here === "string" ? w.why_here : JSON.stringify(w.why_here));
   const order = answer?.order;
@@ -129,7 +133,7 @@ export function Screening({ onDecided }: { onDecided: () => void }) {
       {stop && (
         <p class={`stopping ${stop.stop ? "go" : "wait"}`} data-testid="stopping" data-stop={stop.stop ? "true" : "false"}
            title={`${stop.method}; p = ${stop.p_value}`}>
-          <strong>{stop.stop ? "Safe to stop" : "Keep screening"}</strong>: {stop.verdict}
+          <strong data-testid="stopping-head">{verdictHead(stop.verdict)}</strong>: {verdictRest(stop.verdict)}
           <span class="muted"> · {stop.screened} of {stop.to_screen} screened, {stop.includes_found} included ·{" "}
             {stop.heuristic.excludes_in_a_row} excluded in a row (for information only)</span>
         </p>
