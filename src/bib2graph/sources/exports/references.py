@@ -250,6 +250,7 @@ _INITIALS_ONLY = re.compile(rf"^{_INITIALS}$")
 _SUFFIX = re.compile(r"(?i)\s+(?:jr|sr|ii|iii|iv)\.?$")   # "MacKerell Jr., A.D."
 _ET_AL = re.compile(r"(?i)^et\s*al\.*$")   # "et al.", "et al..", "et al"
 _PAGES = re.compile(r"(?i)^pp?\.\s*([A-Za-z]?\d+\w*)")   # Scopus marks pages; "20-21" is a volume
+_VOLUME_BEFORE = re.compile(r",\s*[A-Za-z]?\d+[A-Za-z]?\s*$")   # "…, 271 " before an issue in brackets
 _OLD_TAIL = re.compile(r"\.\s,\s")   # old Scopus: "pp. 39-63. , Ch. 3 in, Eds. …" (publisher notes follow)
 _ISSUE = re.compile(r"(?i)^(?:\d+\w*\s+PG-\S*|sup(?:pl)?\.?\s*\d*[a-z]?|\d+[-–]?\d*\s*(?:spec\.?\s*iss\.?|"
                     r"jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*))$")
@@ -264,7 +265,7 @@ def _parse_scopus(raw: str, text: str) -> ParsedRef:
         doi = normalize_doi(found.group(1).rstrip(".)"))
         text = (text[:found.start()] + text[found.end():]).strip()
     text = text.strip().rstrip(".,; ")
-    years = list(_YEAR_PAREN.finditer(text))
+    years = _years(text)
     after = text[years[-1].end():] if years else ""
     pages = after.strip(" ,")
     if years and (not pages or (after.lstrip().startswith(",") and _PAGES.match(pages) and ", " not in pages)):
@@ -278,6 +279,14 @@ def _parse_scopus(raw: str, text: str) -> ParsedRef:
         fields = _scopus_new(text, dated=False)
         year = fields.pop("year", None)
     return ParsedRef(raw=raw, year=year, doi=doi, **fields)
+
+
+def _years(text: str) -> list[re.Match]:
+    """The "(2004)"s of a Scopus reference that can be its year: an issue number in the range of years
+    after a volume ("Proc R Soc B, 271 (1550), pp. 1807-1814") is none, unless nothing else is."""
+    years = list(_YEAR_PAREN.finditer(text))
+    dated = [m for m in years if not _VOLUME_BEFORE.search(text, 0, m.start())]
+    return dated or years
 
 
 def _authors(parts: list[str], keep: int) -> tuple[str | None, int]:
@@ -604,23 +613,28 @@ def _by_title(titled: list[set[tuple[bool, "_Form"]]], merged: dict[str, str]) -
 def _mistyped_pages(titled: list[set[tuple[bool, "_Form"]]], merged: dict[str, str]) -> dict[str, str]:
     """Keys with volume and page still unmatched whose title (a title, not a source's name: one author's
     two papers in a volume share that) equals that of references of the same year, a compatible author
-    and the same volume that lead to one DOI (or PMID): that DOI, though their first pages differ. Citing
-    authors mistype pages ("Curriculum guidelines for undergraduate programs in data science", Annu. Rev.
-    Stat. Appl. 4, written pp. 15-30, 2-… and 21-…); one author's two papers of a year in one volume do
-    not share a title."""
+    and the same volume, or the same first page of two digits or more, that lead to one DOI (or PMID): that
+    DOI, though their first pages (volumes) differ. Citing authors mistype pages ("Curriculum guidelines for
+    undergraduate programs in data science", Annu. Rev. Stat. Appl. 4, written pp. 15-30, 2-… and 21-…) and
+    volumes (Olson's "Energy storage and the balance of producers and decomposers in ecological systems",
+    Ecology 44, pp. 322-331, once written "42 (2), pp. 322-330"); one author's two papers of a year in one
+    volume, or starting on one page, do not share a title."""
     found: dict[str, set[str]] = defaultdict(set)
     for group in titled:
         named = [form for is_title, form in group if is_title]
         keys = [f for f in named if f.rank == 2 and f.identity not in merged]
         if not keys:
             continue
-        leads: dict[str, list[tuple[_Form, str]]] = defaultdict(list)   # volume → (form, the DOI it leads to)
-        for g in named:
-            if g.volume and (root := _root(merged, g.identity)).startswith(("doi:", "pmid:")):
-                leads[g.volume].append((g, root))
+        leads: dict[tuple[str, str], list[tuple[_Form, str]]] = defaultdict(list)   # (volume|page, number) →
+        for g in named:                                                               # (form, the DOI it leads to)
+            if (root := _root(merged, g.identity)).startswith(("doi:", "pmid:")):
+                if g.volume:
+                    leads[("volume", g.volume)].append((g, root))
+                if _telling_page(g.page):
+                    leads[("page", g.page)].append((g, root))
         for f in keys:
-            found[f.identity].update(root for g, root in leads.get(f.volume, ())
-                                     if g.identity != f.identity and _same_author(f, g))
+            near = leads.get(("volume", f.volume), []) + leads.get(("page", f.page), [])
+            found[f.identity].update(root for g, root in near if g.identity != f.identity and _same_author(f, g))
     return {identity: roots.pop() for identity, roots in sorted(found.items()) if len(roots) == 1}
 
 
