@@ -23,7 +23,7 @@ SMALL = {"bench_fetch.py": ["--seeds", "50"], "bench_networks.py": ["--sizes", "
          "bench_exports.py": ["--sizes", "2000"], "bench_bibliography.py": ["--works", "20000"],
          "bench_layout.py": ["--nodes", "10000", "--edges", "100000"],
          "bench_gui.py": ["--nodes", "10000", "--edges", "100000"],
-         "bench_readers.py": ["--records", "10000"],
+         "bench_readers.py": ["--records", "10000"], "bench_bibtex.py": ["--records", "2000"],
          "bench_screening.py": ["--reviews", str(HERE.parents[1] / "shared/data/synergy/Donners_2021"),
                                 "--seeds", "0", "1", "--pending", "2000", "--repeat", "3", "--scale", "1500"]}
 

@@ -121,14 +121,16 @@ def test_broken_bibtex_blocks_are_skipped_with_their_line(tmp_path):
 
 
 def test_a_url_nested_too_deeply_for_latex_skips_its_entry_and_a_braced_doi_is_read(tmp_path):
-    """A `url` is LaTeX-decoded (RecursionError past some depth: the entry is skipped, not INTERNAL); a
-    `doi` is read verbatim, its braces around the whole value dropped however many."""
+    """A `url` is LaTeX-decoded (by pylatexenc when it holds a macro: RecursionError past some depth, the
+    entry is skipped, not INTERNAL; braces alone are groups, read at any depth); a `doi` is read verbatim,
+    its braces around the whole value dropped however many."""
     path = tmp_path / "deep.bib"
-    path.write_text("@article{b, doi = {10.1/b}}\n@article{a, url = {" + "{" * 1000 + "https://doi.org/10.1/x"
-                    + "}" * 1000 + "}}\n@article{c, doi = {" + "{" * 1000 + "10.1/c" + "}" * 1000 + "}}\n",
+    path.write_text("@article{b, doi = {10.1/b}}\n@article{a, url = {" + "{" * 1000 + "\\relax https://doi.org/10.1/x"
+                    + "}" * 1000 + "}}\n@article{c, doi = {" + "{" * 1000 + "10.1/c" + "}" * 1000 + "}}\n"
+                    "@article{d, url = {" + "{" * 1000 + "https://doi.org/10.1/d" + "}" * 1000 + "}}\n",
                     encoding="utf-8")
     found, _ = entries(path, "deep.bib")
-    assert [(e.key, e.doi) for e in found] == [("b", "10.1/b"), ("c", "10.1/c")]
+    assert [(e.key, e.doi) for e in found] == [("b", "10.1/b"), ("c", "10.1/c"), ("d", "10.1/d")]
     assert skipped(path, "deep.bib") == [("line 2", "BibTeX `doi` or `url` nested too deeply to read; skipped")]
 
 

@@ -2,7 +2,7 @@
 
 bibtexparser 2 reads the file whole (reference-manager libraries are small; `@string` macros may be
 used anywhere after their definition); its failed blocks go to `skips` with their line. Values are
-LaTeX-decoded with pylatexenc ("S{\\`e}des" is "Sèdes"); a URL is percent-decoded first, since LaTeX
+LaTeX-decoded (latex.py: "S{\\`e}des" is "Sèdes"); a URL is percent-decoded first, since LaTeX
 reads "%" as a comment. Fields by exporter:
 
 - Scopus: `author_keywords` (author keywords; `keywords` then holds index keywords), `affiliation`
@@ -17,7 +17,6 @@ reads "%" as a comment. Fields by exporter:
 from __future__ import annotations
 
 import re
-from functools import cache
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import parse_qs, unquote, urlparse
@@ -27,6 +26,7 @@ from ...ids import normalize_doi, normalize_issn, openalex_work_id
 from ...skips import Skips
 from .affiliation import institution
 from .languages import language_code
+from .latex import latex_text
 from .record import Author, CitedRef, Institution, Origin, Record
 from .scopus_refs import split_references
 from .vocab import marks_retracted, work_type
@@ -35,9 +35,7 @@ from .work_ids import own_ids
 _YEAR = re.compile(r"\b(\d{4})\b")
 _CITED_BY = re.compile(r"cited by:?\s*(\d+)", re.IGNORECASE)
 _REPRINT = re.compile(r"\s*\((?:Reprint|Corresponding) Author\)", re.IGNORECASE)
-_LATEX = re.compile(r"[\\{}$~%&#^_]|--|``|''")
 _AND_OR_BRACE = re.compile(r"(?<!\\)[{}]|\s+and\s+", re.IGNORECASE)
-_BARE_SPECIAL = re.compile(r"(?<!\\)([&%#])")
 #: fields a producer writes more than once in one entry: Scopus, one `funding_details` per funder
 _REPEATED_BY_DESIGN = frozenset({"funding_details"})
 
@@ -140,23 +138,6 @@ def failure_reason(block: Any) -> str:
         return f"duplicate field(s) {', '.join(sorted(block.duplicate_keys))}"
     error = block.error
     return (getattr(error, "abort_reason", None) or str(error) or type(error).__name__).strip()
-
-
-@cache
-def _latex_decoder() -> Any:
-    from pylatexenc.latex2text import LatexNodes2Text
-
-    return LatexNodes2Text()
-
-
-def latex_text(value: str) -> str:
-    """LaTeX to text: ``10.1000/a\\_b`` and ``{10.1000/ab}`` become DOIs, ``M{\\"a}ntym{\\"a}ki`` a name.
-    A bare "&", "%" or "#" is the character itself, as exporters write it ("Science & Engineering"),
-    not an alignment tab or a comment. Text without LaTeX's special characters or ligatures is
-    returned as it is (decoding is slow)."""
-    if not value or not _LATEX.search(value):
-        return value
-    return _latex_decoder().latex_to_text(_BARE_SPECIAL.sub(r"\\\1", value))
 
 
 def bibtex_doi(fields: dict[str, str]) -> str | None:

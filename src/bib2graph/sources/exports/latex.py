@@ -1,0 +1,69 @@
+"""LaTeX in BibTeX values, as text: pylatexenc decodes it, and a plain path gives the same text faster
+for the values exporters write most.
+
+Web of Science and Scopus BibTeX exports escape little ("Science \\& Engineering", "DOI {[}10.1/x{]}",
+"pp. 322--331", "50\\% of"), but pylatexenc reads every character through its tokenizer (about 4 s a
+megabyte), so a field's cited references took most of an import. A value whose only LaTeX is `\\&`,
+`\\%`, `\\_`, `\\#`, braces (groups, dropped), `--`, `---`, `''` and `~` is turned into text by
+`_plain` (the same characters pylatexenc gives: tests/unit/test_latex.py checks it on generated values);
+anything else (another macro, `$`, `^`, a backquote) goes to pylatexenc. Short values are remembered,
+since one cited reference is written by many records.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache, lru_cache
+from typing import Any
+
+#: characters and ligatures that make a value LaTeX rather than text
+_LATEX = re.compile(r"[\\{}$~%&#^_]|--|``|''")
+#: a bare "&", "%" or "#": exporters mean the character, not an alignment tab or a comment
+_BARE_SPECIAL = re.compile(r"(?<!\\)([&%#])")
+#: values `_plain` decodes: no macro but an escaped &, %, _ or #, no math, no backquote
+_PLAIN = re.compile(r"(?:[^\\$^`]|\\[&%_#])*")
+_ESCAPED = re.compile(r"\\([&%_#])")
+_LIGATURE = re.compile(r"---|--|''|~")
+_LIGATURES = {"---": "\u2014", "--": "\u2013", "''": "\u201d", "~": "\xa0"}
+_BRACE = re.compile(r"[{}]")
+#: values at most this long are remembered (`_remembered`), at most `_REMEMBERED` of them
+_SHORT = 600
+_REMEMBERED = 1 << 16
+
+
+def latex_text(value: str) -> str:
+    """LaTeX to text: ``10.1000/a\\_b`` and ``{10.1000/ab}`` become DOIs, ``M{\\"a}ntym{\\"a}ki`` a name.
+    A bare "&", "%" or "#" is the character itself, as exporters write it ("Science & Engineering"),
+    not an alignment tab or a comment. Text without LaTeX's special characters or ligatures is
+    returned as it is."""
+    if not value or not _LATEX.search(value):
+        return value
+    plain = _plain(value)
+    if plain is not None:
+        return plain
+    return _remembered(value) if len(value) <= _SHORT else _decoded(value)
+
+
+def _plain(value: str) -> str | None:
+    """`value` as pylatexenc reads it, when it is plain enough (module docstring); else None. Braces end
+    a ligature as they do in LaTeX ("-{}-" is two hyphens), so each piece between them is read alone."""
+    if not _PLAIN.fullmatch(value):
+        return None
+    return "".join(_LIGATURE.sub(lambda m: _LIGATURES[m.group(0)], _ESCAPED.sub(r"\1", piece))
+                   for piece in _BRACE.split(value))
+
+
+@lru_cache(maxsize=_REMEMBERED)
+def _remembered(value: str) -> str:
+    return _decoded(value)
+
+
+def _decoded(value: str) -> str:
+    return _decoder().latex_to_text(_BARE_SPECIAL.sub(r"\\\1", value))
+
+
+@cache
+def _decoder() -> Any:
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text()
