@@ -128,9 +128,10 @@ def test_the_manifest_reports_the_agreement_of_a_real_pair(name, pair_files, pai
 # V27, P2672"), and wrong years, volumes and pages, which no identity rule may take as the same work. Aligning
 # the two reference lists of each work both exports hold (`align_lists`) then took them from 0.864, 0.833 and
 # 0.708 to these: books, reports and proceedings written two ways, mistyped pages, online-first years.
-# A mistyped volume on a telling first page, and issues in the range of years read as no year, then took dse
-# from 0.883 to 0.890.
-FLOORS = {"bibjoin": 0.920, "dse": 0.889, "tobler": 0.716}
+# A mistyped volume on a telling first page, issues in the range of years read as no year, and years mistyped
+# on one volume and telling first page of one source then took dse from 0.883 to 0.894 and tobler to 0.754
+# (Tobler's "Geographical filters and their inverses", Geogr Anal 1, p. 234, 1969, cited once as of 1967).
+FLOORS = {"bibjoin": 0.920, "dse": 0.894, "tobler": 0.754}
 
 
 @pytest.mark.parametrize("name", sorted(FLOORS))
@@ -353,6 +354,10 @@ def _final(forms: list[tuple[str, str]]) -> set[str]:
     [("Büntgen U, 2014, FRONT ECOL ENVIRON, V12, P100, DOI 10.1890/130089", "wos"),
      ("Buntgen U., Tegel W., Kaplan J.O., Cultural and environmental history of timber, Frontiers in Ecology and "
       "the Environment, 12, 2, pp. 100-106, (2013)", "scopus")],
+    # a year the citing authors mistyped: volume, a telling first page and the source tell
+    [("Kao G, 1998, AM J EDUC, V106, P349, DOI 10.1086/444188", "wos"),
+     ("Kao, G., Tienda, M., Educational aspirations of minority youth (1988) American Journal of Education, 106, "
+      "pp. 349-384", "scopus")],
     # given names in another order (WoS "MO", Scopus "O.M."): the same volume and first page, sources agreeing
     [("Ezeme MO, 2019, IEEE ACCESS, V7, P18860, DOI 10.1109/ACCESS.2019.2897122", "wos"),
      ("Ezeme, O.M., Mahmoud, Q.H., Azim, A., DReAM: Deep recursive attentive model for anomaly detection in kernel "
@@ -419,10 +424,13 @@ def test_an_article_number_tells_two_dois_of_one_volume_apart():
     [("Lee K, 2019, IEEE T IMAGE PROCESS, V28, P1200, DOI 10.1109/tip.2019.1", "wos"),
      ("Lee K, 2019, IEEE T MED IMAGING, V38, P1200, DOI 10.1109/tmi.2019.2", "wos"),
      ("Lee K., A third paper, Some Conference, pp. 1200-1210, (2019)", "scopus")],
-    # a volume and page a year apart in sources that do not agree, and two years apart in one source
+    # a volume and page a year apart in sources that do not agree; two years apart in one source on a low
+    # page, or with no source on one side
     [("Smith J, 2010, J APPL PHYS, V5, P10", "wos"), ("Smith J., A paper, Nature, 5, pp. 10-20, (2011)", "scopus")],
-    [("Smith J, 2010, J APPL PHYS, V5, P10", "wos"), ("Smith J., A paper, J. Appl. Phys., 5, pp. 10-20, (2012)",
-                                                     "scopus")],
+    [("Smith J, 2010, J APPL PHYS, V5, P1", "wos"), ("Smith J., A paper, J. Appl. Phys., 5, pp. 1-20, (2012)",
+                                                    "scopus")],
+    [("Smith J., A paper, 5, pp. 10-20, (2010)", "scopus"), ("Smith J., A paper, J. Appl. Phys., 5, pp. 10-20, (2012)",
+                                                             "scopus")],
     # two DOIs of one volume and page a year apart
     [("Smith J, 2010, J APPL PHYS, V5, P10, DOI 10.1063/1.1000001", "wos"),
      ("Smith J, 2011, J APPL PHYS, V5, P10, DOI 10.1063/1.1000002", "wos")],

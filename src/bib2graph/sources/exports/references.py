@@ -701,15 +701,17 @@ def _across_years(dated: set[tuple[int, "_Form"]], merged: dict[str, str]) -> di
     """Forms of one surname, volume and first page whose years are one apart name one work when their
     initials and sources agree where both give them: a paper online one year and in print the next is
     dated one way by WoS and the other by Scopus ("Büntgen U, 2014, FRONT ECOL ENVIRON, V12, P100" and
-    "Buntgen U., …, 12, pp. 100-…, (2013)"). Each group of identities so joined takes its one DOI (or
-    PMID), else its first key; a group holding two DOIs stays apart."""
+    "Buntgen U., …, 12, pp. 100-…, (2013)"). Further apart, both must name their source, alike, and the
+    first page must be telling: a year the citing authors mistyped ("Kao G, 1998, AM J EDUC, V106, P349"
+    and "Kao, G., …, (1988) American Journal of Education, 106, pp. 349-…"). Each group of identities so
+    joined takes its one DOI (or PMID), else its first key; a group holding two DOIs stays apart."""
     forms = sorted(((year, _root(merged, f.identity), f) for year, f in dated), key=lambda t: (t[0], t[2].identity))
     links = []
     for i, (year, root, f) in enumerate(forms):
         for other_year, other_root, g in forms[i + 1:]:
-            if other_year > year + 1:
-                break
-            if other_year == year + 1 and _same_author(f, g) and _sources_agree(f, g):
+            if other_year == year or not (_same_author(f, g) and _sources_agree(f, g)):
+                continue
+            if other_year == year + 1 or (_telling_page(f.page) and f.letters and g.letters):
                 links.append((root, other_root))
     return _joined(links, lambda identity: identity.startswith(("doi:", "pmid:")))
 
