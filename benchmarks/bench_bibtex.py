@@ -127,7 +127,8 @@ def main() -> int:
             print(f"  {row:<11} {r['seconds']:8.2f} s {r['peak_mb']:8.0f} MB  ×split {r['seconds'] / floor:6.2f}"
                   f"  {r['records']:,} records", flush=True)
         same = rows["plain"]["digest"] == rows["pylatexenc"]["digest"]
-        print(f"  plain / pylatexenc: {rows['plain']['seconds'] / rows['pylatexenc']['seconds']:.2f}; same records: {same}")
+        ratio = rows["plain"]["seconds"] / rows["pylatexenc"]["seconds"]
+        print(f"  plain / pylatexenc: {ratio:.2f}; same records: {same}")
         return 0 if same and rows["plain"]["records"] == args.records else 1
 
 

@@ -36,7 +36,8 @@ def test_every_value_decodes_as_pylatexenc_decodes_it(value):
 
 
 def test_what_exporters_write():
-    assert latex_text("Science \\& Engineering, pp. 322--331, 50\\% of") == "Science & Engineering, pp. 322\u2013331, 50% of"
+    assert (latex_text("Science \\& Engineering, pp. 322--331, 50\\% of")
+            == "Science & Engineering, pp. 322\u2013331, 50% of")
     assert latex_text("DOI {[}10.1016/j.x\\_1, 10.2/y{]}") == "DOI [10.1016/j.x_1, 10.2/y]"
     assert latex_text("M{\\\"a}ntym{\\\"a}ki") == "M\u00e4ntym\u00e4ki"          # a macro: pylatexenc
     assert latex._plain("M{\\\"a}ntym{\\\"a}ki") is None

@@ -496,6 +496,39 @@ def test_an_issue_in_the_range_of_years_is_no_year():
     assert alone.year == 2004
 
 
+def _cited_by(tmp_path, wos_refs: list[str], scopus_refs: list[str]) -> dict[str, set[str]]:
+    """Import a WoS BibTeX record citing `wos_refs` and a Scopus one citing `scopus_refs` (two works); each
+    work's cited work IDs."""
+    wos = tmp_path / "wos.bib"
+    wos.write_text("@article{ WOS:000000000000001,\nAuthor = {Alpha, A.},\nTitle = {{First work}},\nYear = {{2001}},\n"
+                   "Cited-References = {" + "\n   ".join(wos_refs) + "},\nUnique-ID = {{WOS:000000000000001}},\n}\n",
+                   encoding="utf-8")
+    scopus = tmp_path / "scopus.bib"
+    scopus.write_text("@ARTICLE{Beta2002,\nauthor={Beta, B.},\ntitle={Second work},\nyear={2002},\n"
+                      "author_keywords={x},\nreferences={" + "; ".join(scopus_refs) + "},\n"
+                      "url={https://www.scopus.com/inward/record.uri?eid=2-s2.0-0000000001},\n}\n", encoding="utf-8")
+    got = ingest([wos, scopus], [wos.name, scopus.name])
+    cited: dict[str, set[str]] = defaultdict(set)
+    for work, ref in zip(got.bundle.references["work_id"], got.bundle.references["referenced_id"]):
+        cited[work].add(ref)
+    return cited
+
+
+def test_a_double_surname_the_import_writes_with_a_comma_is_read_so_without(tmp_path):
+    """"Maynard Smith J" reads as a double surname or a given name written out ("Reynolds Amanda C."):
+    the import takes the reading its references written with a comma give."""
+    cited = _cited_by(tmp_path, ["Maynard Smith J, 1982, EVOLUTION THEORY GAM"],
+                      ["Maynard Smith, J., (1982) Evolution and the Theory of Games, , Cambridge University Press"])
+    first, second = cited.values()
+    assert len(cited) == 2 and first == second
+    # written with a comma as a given name and initial: the given name stays a given name
+    cited = _cited_by(tmp_path, ["Reynolds Amanda C., 2005, J ARCHAEOL SCI, V32, P1061"],
+                      ["Reynolds, A.C., Betancourt J.L., Sourcing of ponderosa pine (2005) Journal of Archaeological "
+                       "Science, 32, pp. 1061-1075"])
+    first, second = cited.values()
+    assert first == second
+
+
 def test_rules_by_their_parts():
     assert author_key("Reynolds Amanda C.") == author_key("Reynolds AC") == "REYNOLDS A"
     assert author_key("De Veaux R.D.") == "DEVEAUX R" and author_key("Van Acker J.") == "VANACKER J"

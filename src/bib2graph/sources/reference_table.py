@@ -25,8 +25,8 @@ import pyarrow as pa
 
 from .exports.names import display_name
 from .exports.parsed_ref import ParsedRef
-from .exports.references import (Aligned, ReferenceResolver, SourceFolding, _Form, align_lists, form_parts,
-                                 identity_key, merge_forms, names_a_work, parse_reference)
+from .exports.references import (Aligned, ReferenceResolver, SourceFolding, _Form, align_lists, author_keys,
+                                 form_parts, identity_key, merge_forms, names_a_work, parse_reference)
 from .exports.work_ids import derived_id
 
 UNPARSED_SHOWN = 1_000   # unparsed references listed with file and line in the manifest; cited.parquet has all
@@ -173,9 +173,33 @@ class ReferenceTable:
         self.forms.flush()
         self.occurrences.flush()
         self.cache.clear()
+        self._double_surnames()
         self.con.execute("CREATE TABLE firsts AS SELECT * FROM forms WHERE seq IN "
                          "(SELECT min(seq) FROM forms GROUP BY identity)")
         self._limit(IDLE_LIMIT)   # its cached pages let go while works merge
+
+    def _double_surnames(self) -> None:
+        """Names that read two ways (`author_keys`: "Maynard Smith J" a double surname or a given name
+        written out) take the double surname where the import's references written with a comma name
+        that author ("Maynard Smith, J.") and none so names the other, so that they meet its other
+        references; the rest keep `author_key`'s reading."""
+        names = [name for (name,) in self.con.execute(
+            "SELECT DISTINCT first_author FROM forms WHERE f_surname IS NOT NULL AND NOT contains(first_author, ',') "
+            "AND len(string_split(trim(first_author), ' ')) >= 3").fetchall()]
+        readings = {name: keys for name in names if (keys := author_keys(name))[1]}
+        if not readings:
+            return
+        written = {key for (key,) in self.con.execute(
+            "SELECT DISTINCT trim(f_surname || ' ' || f_initial) FROM forms WHERE contains(first_author, ',') "
+            "AND f_surname IS NOT NULL").fetchall()}
+        double = {name: other.partition(" ") for name, (key, other) in readings.items()
+                  if other in written and key not in written}
+        if double:
+            self._table("doubled", {"name": pa.array(list(double), pa.string()),
+                                    "surname": pa.array([s for s, _, _ in double.values()], pa.string()),
+                                    "initial": pa.array([i for _, _, i in double.values()], pa.string())})
+            self.con.execute("UPDATE forms SET f_surname = d.surname, f_initial = d.initial FROM doubled d "
+                             "WHERE forms.first_author = d.name")
 
     def _limit(self, size: str = MEMORY_LIMIT) -> None:
         """DuckDB's memory limit: `MEMORY_LIMIT` while it works, less while Python holds the rest."""

@@ -388,23 +388,38 @@ def _words(text: str) -> list[str]:
 def author_key(name: str | None) -> str | None:
     """``SURNAME I``: surname without diacritics, spaces or punctuation, and the first initial; names
     are surname first ("Smith JA", "Smith, J.A.", "Burt R. S.", "Horwitz Barry")."""
+    return author_keys(name)[0]
+
+
+def author_keys(name: str | None) -> tuple[str | None, str | None]:
+    """`author_key`, and for a name without a comma that reads two ways, the key of its other reading
+    (else None): a capitalised word between the surname and initials is a given name written out
+    ("Reynolds Amanda C.", "Chazdon Robin L.": REYNOLDS A, which `author_key` takes) or the second word
+    of a double surname ("Maynard Smith J", "Troxler Gann TG": MAYNARDSMITH J, the other reading). The
+    import takes the other reading where its references written with a comma name that author
+    (ReferenceTable.finish)."""
     if not name or not name.strip("*[] "):
-        return None
+        return None, None
     if _ANONYMOUS.match(name.strip("*[] ")) or _ANONYMOUS.match(name):
-        return ANONYMOUS
+        return ANONYMOUS, None
     name = name.strip().lstrip("*").replace("[", " ").replace("]", " ").strip()   # "[刘天羽 LIU Tian-yu]"
     name = _SUFFIX.sub("", name)
     if "," in name:
         surname, given = name.split(",", 1)
-        surname = _SUFFIX.sub("", surname.strip())
-    else:
-        tokens = name.split()
-        cut = len(tokens)
-        while cut > 1 and _is_initials(tokens[cut - 1]):
-            cut -= 1
-        if cut > 1 and _is_given(tokens[cut - 1]) and not all(t.lower() in PARTICLES for t in tokens[:cut - 1]):
-            cut -= 1   # "Horwitz Barry", "Reynolds Amanda C.": a given name written out
-        surname, given = " ".join(tokens[:cut]), " ".join(tokens[cut:])
+        return _surname_key(_SUFFIX.sub("", surname.strip()), given), None
+    tokens = name.split()
+    cut = len(tokens)
+    while cut > 1 and _is_initials(tokens[cut - 1]):
+        cut -= 1
+    other = None
+    if cut > 1 and _is_given(tokens[cut - 1]) and not all(t.lower() in PARTICLES for t in tokens[:cut - 1]):
+        if cut < len(tokens):   # initials follow: a double surname reads as well
+            other = _surname_key(" ".join(tokens[:cut]), " ".join(tokens[cut:]))
+        cut -= 1   # "Horwitz Barry", "Reynolds Amanda C.": a given name written out
+    return _surname_key(" ".join(tokens[:cut]), " ".join(tokens[cut:])), other
+
+
+def _surname_key(surname: str, given: str) -> str | None:
     surname = "".join(_words(surname))
     initial = next(iter(_words(given)), "")[:1]
     if not surname:
