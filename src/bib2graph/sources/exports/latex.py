@@ -21,8 +21,10 @@ _LATEX = re.compile(r"[\\{}$~%&#^_]|--|``|''")
 #: a bare "&", "%" or "#": exporters mean the character, not an alignment tab or a comment
 _BARE_SPECIAL = re.compile(r"(?<!\\)([&%#])")
 #: values `_plain` decodes: no macro but an escaped &, %, _ or #, no math, no backquote
-_PLAIN = re.compile(r"(?:[^\\$^`]|\\[&%_#])*")
-_ESCAPED = re.compile(r"\\([&%_#])")
+_PLAIN = re.compile(r"(?:[^\\$^`]|\\[&%_#$])*")
+_ESCAPED = re.compile(r"\\([&%_#$])")
+_DOLLAR = re.compile(r"(?<!\\)\$")
+_MATH_MARK = re.compile(r"[\\^_{}]")
 _LIGATURE = re.compile(r"---|--|''|~")
 _LIGATURES = {"---": "\u2014", "--": "\u2013", "''": "\u201d", "~": "\xa0"}
 _BRACE = re.compile(r"[{}]")
@@ -34,14 +36,35 @@ _REMEMBERED = 1 << 16
 def latex_text(value: str) -> str:
     """LaTeX to text: ``10.1000/a\\_b`` and ``{10.1000/ab}`` become DOIs, ``M{\\"a}ntym{\\"a}ki`` a name.
     A bare "&", "%" or "#" is the character itself, as exporters write it ("Science & Engineering"),
-    not an alignment tab or a comment. Text without LaTeX's special characters or ligatures is
-    returned as it is."""
+    not an alignment tab or a comment; so is a "$" that opens no math (`_dollars`: "US$1.90 a day and
+    $2", which LaTeX would read as math and lose both signs). Text without LaTeX's special characters or
+    ligatures is returned as it is."""
     if not value or not _LATEX.search(value):
         return value
+    value = _dollars(value)
     plain = _plain(value)
     if plain is not None:
         return plain
     return _remembered(value) if len(value) <= _SHORT else _decoded(value)
+
+
+def _dollars(value: str) -> str:
+    """`value` with each "$" that opens no math escaped: a "$" is math only with the next one, and only
+    when LaTeX's math marks (a macro, "^", "_", a brace) stand between them ("$\\alpha$-synuclein");
+    Scopus writes prices bare ("US$1.90 a day", "funded at $820.4 million")."""
+    if "$" not in value:
+        return value
+    marks = [m.start() for m in _DOLLAR.finditer(value)]
+    literal, i = [], 0
+    while i < len(marks):
+        if i + 1 < len(marks) and _MATH_MARK.search(value, marks[i] + 1, marks[i + 1]):
+            i += 2
+            continue
+        literal.append(marks[i])
+        i += 1
+    for at in reversed(literal):
+        value = value[:at] + "\\" + value[at:]
+    return value
 
 
 def _plain(value: str) -> str | None:
@@ -59,7 +82,7 @@ def _remembered(value: str) -> str:
 
 
 def _decoded(value: str) -> str:
-    return _decoder().latex_to_text(_BARE_SPECIAL.sub(r"\\\1", value))
+    return _decoder().latex_to_text(_BARE_SPECIAL.sub(r"\\\1", _dollars(value)))
 
 
 @cache
