@@ -354,6 +354,13 @@ def _final(forms: list[tuple[str, str]]) -> set[str]:
     [("Büntgen U, 2014, FRONT ECOL ENVIRON, V12, P100, DOI 10.1890/130089", "wos"),
      ("Buntgen U., Tegel W., Kaplan J.O., Cultural and environmental history of timber, Frontiers in Ecology and "
       "the Environment, 12, 2, pp. 100-106, (2013)", "scopus")],
+    # Scopus since 2025: one author, given names written out; a proceedings' "volume" of year and month
+    [("He KM, 2016, PROC CVPR IEEE, P770, DOI 10.1109/CVPR.2016.90", "wos"),
+     ("He, Kaiming, Deep residual learning for image recognition, Proceedings of the IEEE Computer Society "
+      "Conference on Computer Vision and Pattern Recognition, 2016-December, pp. 770-778, (2016)", "scopus")],
+    [("Aguirre FL, 2024, NAT COMMUN, V15, DOI 10.1038/s41467-024-45670-9", "wos"),
+     ("Aguirre, Fernando L., Hardware implementation of memristor-based artificial neural networks, Nature "
+      "Communications, 15, 1, (2024)", "scopus")],
     # a year the citing authors mistyped: volume, a telling first page and the source tell
     [("Kao G, 1998, AM J EDUC, V106, P349, DOI 10.1086/444188", "wos"),
      ("Kao, G., Tienda, M., Educational aspirations of minority youth (1988) American Journal of Education, 106, "
@@ -527,6 +534,30 @@ def test_a_double_surname_the_import_writes_with_a_comma_is_read_so_without(tmp_
                        "Science, 32, pp. 1061-1075"])
     first, second = cited.values()
     assert first == second
+
+
+def test_scopus_first_authors_in_each_layout():
+    """Since 2025 Scopus writes one author, surname then given names ("He, Kaiming, Title, …"); before, every
+    author with initials. A first author without initials before a co-author stays alone ("Song, Zhu Y.,
+    …"), as does one written as WoS writes names ("Aleksandrova LR, Phillips AG., …")."""
+    first = lambda raw: parse_reference(raw, "scopus").first_author  # noqa: E731
+    assert first("He, Kaiming, Deep residual learning, Proc CVPR, pp. 770-778, (2016)") == "He, Kaiming"
+    assert first("Abegunde, Segun Micheal, A review, Resources, 1, (2020)") == "Abegunde, Segun Micheal"
+    assert first("Song, Zhu Y., Li X., A title here, Journal, 5, pp. 1-2, (2010)") == "Song"
+    assert first("Aleksandrova LR, Phillips AG., Neuroplasticity as a convergent mechanism, Trends Pharmacol Sci, "
+                 "42, 11, pp. 929-942, (2021)") == "Aleksandrova LR"
+    assert first("Holland, J.N., DeAngelis, D.L., Evolutionary stability (2004) Proc R Soc B, 271, pp. 1807-1814") \
+        == "Holland, J.N."
+
+
+def test_scopus_placeholders_for_lost_references_name_no_work(tmp_path):
+    """"undefined" (alone or dated) is what Scopus writes for a reference it lost: as one node it would
+    couple every work citing one."""
+    cited = _cited_by(tmp_path, ["undefined", "Kao G, 1998, AM J EDUC, V106, P349"],
+                      ["undefined", "undefined, (2019)", "Kao, G., Educational aspirations of minority youth (1998) "
+                       "American Journal of Education, 106, pp. 349-384"])
+    first, second = cited.values()
+    assert first == second and len(first) == 1          # Kao, and no "undefined"
 
 
 def test_rules_by_their_parts():

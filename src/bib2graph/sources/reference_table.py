@@ -26,7 +26,8 @@ import pyarrow as pa
 from .exports.names import display_name
 from .exports.parsed_ref import ParsedRef
 from .exports.references import (Aligned, ReferenceResolver, SourceFolding, _Form, align_lists, author_keys,
-                                 form_parts, identity_key, merge_forms, names_a_work, parse_reference)
+                                 form_parts, identity_key, merge_forms, names_a_work, parse_reference,
+                                 placeholder)
 from .exports.work_ids import derived_id
 
 UNPARSED_SHOWN = 1_000   # unparsed references listed with file and line in the manifest; cited.parquet has all
@@ -151,7 +152,7 @@ class ReferenceTable:
     def _parse(self, raw: str, style: str) -> str | None:
         """Its identity (None: it names no work), and a new form row."""
         parsed = parse_reference(raw, style)
-        if parsed is not None and not names_a_work(parsed):
+        if parsed is not None and not names_a_work(parsed) or parsed is None and placeholder(raw):
             return None
         self.seq += 1
         if parsed is None:

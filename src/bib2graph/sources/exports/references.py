@@ -68,6 +68,7 @@ PARTICLES = frozenset("de da di do du del della der den des dos la le van von te
 PROCEEDINGS = frozenset({"P", "PROC", "PROCEEDINGS"})
 ANONYMOUS = "ANONYMOUS"
 _ANONYMOUS = re.compile(r"^\W*anon(?:ymous)?\W*$", re.IGNORECASE)
+_PLACEHOLDERS = frozenset({"undefined", "null"})
 
 
 # ---------------------------------------------------------------------------------------------- parsing
@@ -151,12 +152,19 @@ def native_identity(scheme: str, value: str) -> str:
     return f"{scheme}:{value}"
 
 
+def placeholder(text: str | None) -> bool:
+    """Scopus's text for a reference it lost ("undefined"): no work, though no parser reads it."""
+    return bool(text) and text.strip(" .,;").lower() in _PLACEHOLDERS
+
+
 def names_a_work(ref: ParsedRef) -> bool:
     """Whether a parsed reference names a work: a DOI, a PMID, a source, a title or an author other than
     "[Anonymous]". A bare year (Scopus writes "(2016)" for a reference it could not read) or
-    "[Anonymous], 2016" names none, and as one node it would couple every work that cites one."""
+    "[Anonymous], 2016" names none, and as one node it would couple every work that cites one; nor does
+    Scopus's placeholder for a reference it lost ("undefined", "undefined, (2019)")."""
     author = author_key(ref.first_author)
-    return bool(ref.doi or ref.pmid or ref.native or ref.source or ref.title or (author and author != ANONYMOUS))
+    named = (text for text in (ref.source, ref.title) if text and not placeholder(text))
+    return bool(ref.doi or ref.pmid or ref.native or any(named) or (author and author != ANONYMOUS))
 
 
 def _looks_like_wos(text: str) -> bool:
@@ -252,6 +260,7 @@ _ET_AL = re.compile(r"(?i)^et\s*al\.*$")   # "et al.", "et al..", "et al"
 _PAGES = re.compile(r"(?i)^pp?\.\s*([A-Za-z]?\d+\w*)")   # Scopus marks pages; "20-21" is a volume
 _VOLUME_BEFORE = re.compile(r",\s*[A-Za-z]?\d+[A-Za-z]?\s*$")   # "…, 271 " before an issue in brackets
 _OLD_TAIL = re.compile(r"\.\s,\s")   # old Scopus: "pp. 39-63. , Ch. 3 in, Eds. …" (publisher notes follow)
+_YEAR_MONTH = re.compile(r"^(?:1[89]|20)\d\d-[A-Z][a-z]+$")
 _ISSUE = re.compile(r"(?i)^(?:\d+\w*\s+PG-\S*|sup(?:pl)?\.?\s*\d*[a-z]?|\d+[-–]?\d*\s*(?:spec\.?\s*iss\.?|"
                     r"jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*))$")
 _NUMBER = re.compile(r"^([A-Za-z]?\d+[A-Za-z]?)(?:\s*[-–/]\s*\d+)?(?:\s*\(([^)]*)\))?\.?$")   # 45, 45 (3), 1-2
@@ -289,9 +298,10 @@ def _years(text: str) -> list[re.Match]:
     return dated or years
 
 
-def _authors(parts: list[str], keep: int) -> tuple[str | None, int]:
+def _authors(parts: list[str], keep: int, written_out: bool = False) -> tuple[str | None, int]:
     """The first author as written and how many leading parts are authors ("Surname I.", "Surname, I.",
-    "et al."), leaving at least `keep` parts."""
+    "et al."), leaving at least `keep` parts; with `written_out` (a reference dated at its end, as Scopus
+    has written them since 2025) also one author with given names written out ("He, Kaiming")."""
     first, i = None, 0
     while i < len(parts) - keep:
         part = parts[i]
@@ -301,6 +311,9 @@ def _authors(parts: list[str], keep: int) -> tuple[str | None, int]:
         bare = _SUFFIX.sub("", part)
         if i + 1 < len(parts) - keep and _INITIALS_ONLY.match(parts[i + 1]) and re.fullmatch(_SURNAME, bare):
             name, i = f"{part}, {parts[i + 1]}", i + 2
+        elif written_out and i == 0 and i + 1 < len(parts) - keep and _one_surname(part) \
+                and _given_names(parts[1]) and not (i + 2 < len(parts) and _name_like(parts[2])):
+            name, i = f"{part}, {parts[1]}", i + 2   # Scopus since 2025: "He, Kaiming, Deep residual learning …"
         elif _AUTHOR.match(part):
             name, i = part, i + 1
         elif i == 0 and re.fullmatch(_SURNAME_WORD, part) and i + 1 < len(parts) - keep and _AUTHOR.match(parts[1]):
@@ -309,6 +322,27 @@ def _authors(parts: list[str], keep: int) -> tuple[str | None, int]:
             break
         first = first or name
     return first, i
+
+
+def _given_names(part: str) -> bool:
+    """"Kaiming", "Fernando L.", "Segun Micheal": given names written out, as Scopus writes a reference's
+    one author since 2025 ("He, Kaiming, …"), its co-authors left out."""
+    tokens = part.split()
+    return 0 < len(tokens) <= 4 and any(_is_given(t) for t in tokens) \
+        and all(_is_given(t) or _is_initials(t) for t in tokens)
+
+
+def _one_surname(part: str) -> bool:
+    """"He", "Clutton-Brock", "de Wit": one surname, its particles before it; not "Bertling Joy" (surname
+    and given name, as some Scopus references write every author)."""
+    *particles, last = part.split() or [""]
+    return bool(re.fullmatch(_SURNAME, last)) and not _is_initials(last) \
+        and all(p.lower() in PARTICLES for p in particles)
+
+
+def _name_like(part: str) -> bool:
+    """A part that may be a co-author's name ("Li X.", "D.L.", "Wandell Tabitha"), not a title."""
+    return bool(_AUTHOR.match(part) or _INITIALS_ONLY.match(part)) or _given_names(part)
 
 
 def _tail_numbers(parts: list[str], dated: bool) -> tuple[list[str], str | None, str | None, int | None]:
@@ -320,6 +354,8 @@ def _tail_numbers(parts: list[str], dated: bool) -> tuple[list[str], str | None,
     numbers = []
     if len(parts) > 1 and _ISSUE.match(parts[-1]) and _NUMBER.match(parts[-2]) and not _NUMBER.match(parts[-1]):
         parts = parts[:-1]   # an issue Scopus writes in words after the volume: "29, sup1", "16, 10 October"
+    if len(parts) > 1 and _YEAR_MONTH.match(parts[-1]):
+        parts = parts[:-1]   # a proceedings' "volume" Scopus writes as year and month: "2016-December"
     while parts and _NUMBER.match(parts[-1]) and len(numbers) < 3:
         numbers.insert(0, parts[-1])
         parts = parts[:-1]
@@ -336,7 +372,7 @@ def _scopus_new(body: str, dated: bool) -> dict:
     parts = [p.strip() for p in body.split(", ") if p.strip()]
     parts, volume, page, year = _tail_numbers(parts, dated)
     anchored = volume is not None or page is not None or year is not None
-    author, n = _authors(parts, keep=1 if anchored and len(parts) > 1 else 0)
+    author, n = _authors(parts, keep=1 if anchored and len(parts) > 1 else 0, written_out=dated)
     rest = parts[n:]
     title = source = None
     if len(rest) == 1 and (anchored or dated):
