@@ -19,7 +19,7 @@ def pylatexenc(value: str) -> str:
     return latex._decoded(value)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
 def test_the_plain_path_gives_what_pylatexenc_gives(value):
     plain = latex._plain(latex._dollars(value))
@@ -29,7 +29,7 @@ def test_the_plain_path_gives_what_pylatexenc_gives(value):
         assert plain == pylatexenc(value)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(st.lists(st.sampled_from(PIECES + ["\\'e", "$x$", "$x^2$", "^", "`", "``", "!`", "\\textbf{b}", "\\\\", "\\{"]),
                 max_size=25).map("".join))
 def test_every_value_decodes_as_pylatexenc_decodes_it(value):
