@@ -136,3 +136,21 @@ def test_a_source_thesaurus_folds_source_names_the_abbreviation_rule_misses(tmp_
                          encoding="utf-8")
     together = cited(ingest(paths, ["x"], fold=read_source_folding(thesaurus)))
     assert len(together) == 2 and len(set(together)) == 1
+
+
+def test_a_file_whose_reference_lists_look_cut_is_named_in_the_manifest(tmp_path):
+    """Scopus CSV exports of 2026 list at most 10 references a record: most records list exactly 10 and none
+    more. Lists of every length, as real exports hold, say nothing."""
+    def rows(lengths: list[int]) -> list[dict[str, str]]:
+        return [{"Authors": "Smith, J.", "Title": f"Paper number {k}", "Year": "2020", "Source title": "J Tests",
+                 "DOI": f"10.1000/p{k}", "EID": f"2-s2.0-{k:011d}", "Document Type": "Article",
+                 "References": "; ".join(f"Ref{k}x{i}, A., Title {i} (2001) Journal, {i}, pp. {10 + i}-{20 + i}"
+                                         for i in range(n))}
+                for k, n in enumerate(lengths)]
+    cut = _scopus(tmp_path / "cut.csv", rows([10] * 22 + [7, 3, 10, 9]))
+    whole = _scopus(tmp_path / "whole.csv", rows(list(range(5, 35))))
+    files = {f["file"]: f for f in ingest([cut, whole], ["cut.csv", "whole.csv"]).counts["files"]}
+    assert files["cut.csv"]["references_capped_at"] == 10
+    assert "references_capped_at" not in files["whole.csv"]
+    few = _scopus(tmp_path / "few.csv", rows([10] * 5))          # too few records to tell
+    assert "references_capped_at" not in ingest([few], ["few.csv"]).counts["files"][0]
