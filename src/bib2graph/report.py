@@ -251,9 +251,10 @@ def _sources(counts: dict[str, Any]) -> list[str]:
     what = "partition" if "partitions" in counts else "file"
     parts = [f"<h3 id=\"sources\">Source {what}s</h3>", _table([what, "records", "duplicates removed"], files),
              f"<p>{counts['works']} works from {counts['records']} records.</p>"]
-    parts += [f"<p class=\"warning\">{html.escape(f['file'])}: most records list exactly {f['references_capped_at']} "
-              "cited references and almost none more; the export looks cut there, so its works share fewer "
-              "references than they cite (bibliographic coupling and co-citation undercount).</p>"
+    parts += [f"<p class=\"warning\"><strong>{html.escape(f['file'])}: most records list exactly "
+              f"{f['references_capped_at']} cited references and almost none more</strong>; the export looks cut "
+              "there, so its works share fewer references than they cite (bibliographic coupling and co-citation "
+              "undercount).</p>"
               for f in counts["files"] if f.get("references_capped_at")]
     refs = counts["references"]
     if "identities_by_method" not in refs:   # a snapshot: every reference is an OpenAlex ID already

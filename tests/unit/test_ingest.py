@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from bib2graph import report
 from bib2graph.sources.ingest import ingest
 
 
@@ -149,8 +150,11 @@ def test_a_file_whose_reference_lists_look_cut_is_named_in_the_manifest(tmp_path
                 for k, n in enumerate(lengths)]
     cut = _scopus(tmp_path / "cut.csv", rows([10] * 22 + [7, 3, 10, 9]))
     whole = _scopus(tmp_path / "whole.csv", rows(list(range(5, 35))))
-    files = {f["file"]: f for f in ingest([cut, whole], ["cut.csv", "whole.csv"]).counts["files"]}
+    counts = ingest([cut, whole], ["cut.csv", "whole.csv"]).counts
+    files = {f["file"]: f for f in counts["files"]}
     assert files["cut.csv"]["references_capped_at"] == 10
     assert "references_capped_at" not in files["whole.csv"]
+    warnings = [part for part in report._sources(counts) if "warning" in part]   # the report says which file
+    assert len(warnings) == 1 and "cut.csv" in warnings[0] and "exactly 10 cited references" in warnings[0]
     few = _scopus(tmp_path / "few.csv", rows([10] * 5))          # too few records to tell
     assert "references_capped_at" not in ingest([few], ["few.csv"]).counts["files"][0]

@@ -307,17 +307,15 @@ def import_files(paths: list[Path], names: list[str], formats: list[str | None] 
     return counts
 
 
-def _read(entries: Iterable[Entry], refs: ReferenceTable, spill: _Spill,
-          lengths: dict[str, Counter] | None = None) -> list[_Key]:
+def _read(entries: Iterable[Entry], refs: ReferenceTable, spill: _Spill, lengths: dict[str, Counter]) -> list[_Key]:
     """Every entry to the spill and its references to `refs` (parsed as read: a field's export cites
     millions of works); the keys that group them. `lengths` counts, per file, the records listing each
     number of references (`capped_at`)."""
     keys = []
     for entry in entries:
         index = len(keys)
-        if entry.raw_references and lengths is not None:
-            lengths[entry.file][len(entry.raw_references)] += 1
         if entry.raw_references:
+            lengths[entry.file][len(entry.raw_references)] += 1
             style = style_for(entry.format)
             entry.cites = any([refs.add(index, raw, line, style, entry.file) is not None
                                for raw, line in entry.raw_references])

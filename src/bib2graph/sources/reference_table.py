@@ -151,8 +151,10 @@ class ReferenceTable:
 
     def _parse(self, raw: str, style: str) -> str | None:
         """Its identity (None: it names no work), and a new form row."""
+        if placeholder(raw):
+            return None
         parsed = parse_reference(raw, style)
-        if parsed is not None and not names_a_work(parsed) or parsed is None and placeholder(raw):
+        if parsed is not None and not names_a_work(parsed):
             return None
         self.seq += 1
         if parsed is None:

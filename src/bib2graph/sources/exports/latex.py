@@ -45,7 +45,7 @@ def latex_text(value: str) -> str:
     plain = _plain(value)
     if plain is not None:
         return plain
-    return _remembered(value) if len(value) <= _SHORT else _decoded(value)
+    return _remembered(value) if len(value) <= _SHORT else _pylatexenc(value)
 
 
 def _dollars(value: str) -> str:
@@ -55,16 +55,14 @@ def _dollars(value: str) -> str:
     if "$" not in value:
         return value
     marks = [m.start() for m in _DOLLAR.finditer(value)]
-    literal, i = [], 0
+    pieces, start, i = [], 0, 0
     while i < len(marks):
         if i + 1 < len(marks) and _MATH_MARK.search(value, marks[i] + 1, marks[i + 1]):
             i += 2
             continue
-        literal.append(marks[i])
-        i += 1
-    for at in reversed(literal):
-        value = value[:at] + "\\" + value[at:]
-    return value
+        pieces += [value[start:marks[i]], "\\"]
+        start, i = marks[i], i + 1
+    return "".join(pieces) + value[start:]
 
 
 def _plain(value: str) -> str | None:
@@ -78,11 +76,17 @@ def _plain(value: str) -> str | None:
 
 @lru_cache(maxsize=_REMEMBERED)
 def _remembered(value: str) -> str:
-    return _decoded(value)
+    return _pylatexenc(value)
 
 
 def _decoded(value: str) -> str:
-    return _decoder().latex_to_text(_BARE_SPECIAL.sub(r"\\\1", _dollars(value)))
+    """`value` as pylatexenc alone reads it, its prices kept (what `latex_text` must equal)."""
+    return _pylatexenc(_dollars(value))
+
+
+def _pylatexenc(value: str) -> str:
+    """pylatexenc's text of `value`, whose dollars `_dollars` has already escaped."""
+    return _decoder().latex_to_text(_BARE_SPECIAL.sub(r"\\\1", value))
 
 
 @cache

@@ -68,7 +68,7 @@ PARTICLES = frozenset("de da di do du del della der den des dos la le van von te
 PROCEEDINGS = frozenset({"P", "PROC", "PROCEEDINGS"})
 ANONYMOUS = "ANONYMOUS"
 _ANONYMOUS = re.compile(r"^\W*anon(?:ymous)?\W*$", re.IGNORECASE)
-_PLACEHOLDERS = frozenset({"undefined", "null"})
+_PLACEHOLDER = re.compile(r"^\W*(?:undefined|null)\W*(?:\(\d{4}\)\W*)?$", re.IGNORECASE)
 
 
 # ---------------------------------------------------------------------------------------------- parsing
@@ -152,19 +152,18 @@ def native_identity(scheme: str, value: str) -> str:
     return f"{scheme}:{value}"
 
 
-def placeholder(text: str | None) -> bool:
-    """Scopus's text for a reference it lost ("undefined"): no work, though no parser reads it."""
-    return bool(text) and text.strip(" .,;").lower() in _PLACEHOLDERS
+def placeholder(raw: str) -> bool:
+    """Scopus's text for a reference it lost ("undefined", "undefined, (2019)"): it names no work, and as one
+    node it would couple every work citing one."""
+    return bool(_PLACEHOLDER.match(raw))
 
 
 def names_a_work(ref: ParsedRef) -> bool:
     """Whether a parsed reference names a work: a DOI, a PMID, a source, a title or an author other than
     "[Anonymous]". A bare year (Scopus writes "(2016)" for a reference it could not read) or
-    "[Anonymous], 2016" names none, and as one node it would couple every work that cites one; nor does
-    Scopus's placeholder for a reference it lost ("undefined", "undefined, (2019)")."""
+    "[Anonymous], 2016" names none, and as one node it would couple every work that cites one."""
     author = author_key(ref.first_author)
-    named = (text for text in (ref.source, ref.title) if text and not placeholder(text))
-    return bool(ref.doi or ref.pmid or ref.native or any(named) or (author and author != ANONYMOUS))
+    return bool(ref.doi or ref.pmid or ref.native or ref.source or ref.title or (author and author != ANONYMOUS))
 
 
 def _looks_like_wos(text: str) -> bool:
