@@ -60,10 +60,11 @@ _BUILT: dict = {}
 
 
 def built(bundle, kind: str, params: dict | None = None) -> Network:
-    """build() with FAST communities, memoised per (corpus, kind, params) to keep the suite quick."""
+    """build() with FAST communities and clusters left unnamed (test_cluster_labels names them), memoised per
+    (corpus, kind, params) to keep the suite quick."""
     key = (id(bundle), kind, json.dumps(params or {}, sort_keys=True))
     if key not in _BUILT:       # the bundle is kept alive with its network, so its id is never reused
-        _BUILT[key] = (bundle, build(kind, bundle, params or {}, FAST))
+        _BUILT[key] = (bundle, build(kind, bundle, params or {}, FAST, name=False))
     return _BUILT[key][1]
 
 
@@ -289,7 +290,7 @@ def test_evidence_above_the_limit_is_skipped_and_reported(sep, tmp_path):
     rows = int(full.edges["count"].sum())
     assert full.metrics["evidence"] == {"rows": rows, "complete": True, "limit": EVIDENCE_MAX_ROWS,
                                         "reason": None}
-    skipped = build("coupling", sep, {}, FAST, evidence_limit=rows - 1)
+    skipped = build("coupling", sep, {}, FAST, evidence_limit=rows - 1, name=False)
     report = skipped.metrics["evidence"]
     assert report["rows"] == rows == len(full.evidence) and report["complete"] is False
     assert report["limit"] == rows - 1 and "edge_evidence" in report["reason"]
@@ -707,7 +708,7 @@ def test_work_beside_the_job_runs_at_the_lowest_priority():
 
 def test_skipped_metrics_are_null_columns_and_metrics_say_why(sep, tmp_path):
     off = {"betweenness": {"enabled": False}, "eigenvector": {"enabled": False}}
-    net = build("coupling", sep, {}, FAST, metrics=off)
+    net = build("coupling", sep, {}, FAST, metrics=off, name=False)
     full = built(sep, "coupling", {})
     assert net.nodes["betweenness"].isna().all() and net.nodes["eigenvector"].isna().all()
     pd.testing.assert_frame_equal(net.nodes.drop(columns=["betweenness", "eigenvector"]),
