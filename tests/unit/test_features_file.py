@@ -38,7 +38,7 @@ def test_a_second_process_reads_the_features_and_ranks_alike(ws, monkeypatch):
     def build(*args):
         raise AssertionError("built again")
 
-    monkeypatch.setattr(ranking, "read", build)
+    monkeypatch.setattr(features, "read", build)
     kept = ranking.features(ws, MODEL)
     _same(built, kept)
     inc, exc = [0, 5], [1, 2, 3]
@@ -53,13 +53,13 @@ def test_other_settings_or_a_damaged_file_build_again(ws, monkeypatch):
     ranking.features(ws, MODEL)
     path = ws.path(ranking.FEATURES_FILE)
     calls = []
-    real = ranking.read
+    real = features.read
 
     def counted(*args):
         calls.append(args)
         return real(*args)
 
-    monkeypatch.setattr(ranking, "read", counted)
+    monkeypatch.setattr(features, "read", counted)
     monkeypatch.setattr(ranking, "_cache", {})
     other = {**MODEL, "latent": {**MODEL["latent"], "components": 10}}
     assert ranking.features(ws, other).latent.shape[1] == 10 and len(calls) == 1

@@ -14,16 +14,18 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .. import __version__, curation, query
 from ..atomic import canonical_json, sha256_file, sha256_text
 from ..errors import DataError
 from ..paths import CURATION_FILE
-from ..screening import model
-from ..screening.features import Features, load, read, save
 from ..screening.state import State, ToScreen
 from .workspace import Workspace
+
+if TYPE_CHECKING:     # imported where used: `b2g status` asks where screening stands, not for the model
+    from ..screening import model
+    from ..screening.features import Features
 
 POOL = "results/chain/pool"
 SEEDS = "results/seed/seeds.parquet"
@@ -80,6 +82,8 @@ def features(ws: Workspace, settings: dict[str, Any]) -> Features:
 def _stored(ws: Workspace, files: dict[str, Path], candidates: Path | None, settings: dict[str, Any]) -> Features:
     """The features kept in FEATURES_FILE when they were built from the same files and settings by this
     version, else built and kept there (a read-only workspace builds them every time)."""
+    from ..screening.features import load, read, save
+
     key = sha256_text("|".join([__version__, canonical_json(settings), *(sha256_file(p) for p in files.values()),
                                 sha256_file(candidates) if candidates else "-"]))
     path = ws.path(FEATURES_FILE)
@@ -147,6 +151,8 @@ def records(ws: Workspace) -> Records:
 
 def fitted(ws: Workspace, now: State, settings: dict[str, Any]) -> model.Fitted:
     """The model fitted on the decisions of `now` (which must be trainable)."""
+    from ..screening import model
+
     found = features(ws, settings)
     index = found.index()
     return model.fit(found, [index[w] for w in now.includes], [index[w] for w in now.excludes], settings)
