@@ -543,6 +543,8 @@ def test_scopus_first_authors_in_each_layout():
     first = lambda raw: parse_reference(raw, "scopus").first_author  # noqa: E731
     assert first("He, Kaiming, Deep residual learning, Proc CVPR, pp. 770-778, (2016)") == "He, Kaiming"
     assert first("Abegunde, Segun Micheal, A review, Resources, 1, (2020)") == "Abegunde, Segun Micheal"
+    assert first("Li, Wei, COVID-19 IN CHILDREN, Journal, 5, pp. 1-2, (2020)") == "Li, Wei"   # a title in capitals
+    assert first("Smith, John, DNA AND RNA, Journal, 5, pp. 1-2, (2020)") == "Smith, John"
     assert first("Song, Zhu Y., Li X., A title here, Journal, 5, pp. 1-2, (2010)") == "Song"
     assert first("Aleksandrova LR, Phillips AG., Neuroplasticity as a convergent mechanism, Trends Pharmacol Sci, "
                  "42, 11, pp. 929-942, (2021)") == "Aleksandrova LR"

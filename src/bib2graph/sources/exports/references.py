@@ -340,7 +340,10 @@ def _one_surname(part: str) -> bool:
 
 
 def _name_like(part: str) -> bool:
-    """A part that may be a co-author's name ("Li X.", "D.L.", "Wandell Tabitha"), not a title."""
+    """A part that may be a co-author's name ("Li X.", "D.L.", "Wandell Tabitha"), not a title: not one in
+    capitals without a full stop ("DNA AND RNA", "COVID-19 IN CHILDREN" look like a surname and initials)."""
+    if "." not in part and not re.search(f"[{_LOW}]", part):
+        return False
     return bool(_AUTHOR.match(part) or _INITIALS_ONLY.match(part)) or _given_names(part)
 
 
