@@ -677,3 +677,28 @@ def test_merging_keeps_every_doi_its_own_and_ignores_the_order(refs, random):
     shuffled = list(refs)
     random.shuffle(shuffled)
     assert merge_identities(shuffled) == merged
+
+
+def test_a_report_without_its_author_takes_its_one_doi_beside_other_corporate_authors():
+    """A report Scopus writes by title alone takes the DOI a WoS reference of that title and year carries,
+    though another WoS reference names it under another body (a key without volume or page); two DOIs of
+    one title, or a key with volume and page beside the DOI, leave it alone."""
+    title = "Data Science for Undergraduates: Opportunities and Options"
+    bare = (f"{title}., (2018)", "scopus")
+    doi = (f"National Academies of Sciences Engineering and Medicine, 2018, {title}, DOI DOI 10.17226/25104", "wos")
+    other = (f"Committee on Envisioning the Data Science Discipline, 2018, {title}", "wos")
+    assert _final([bare, doi, other]) == {"doi:10.17226/25104", _final([other]).pop()}
+    second = (f"Board on Science Education, 2018, {title}, DOI 10.17226/99999", "wos")
+    assert len(_final([bare, doi, second])) == 3
+    paged = (f"Committee on Envisioning the Data Science Discipline, 2018, {title}, V3, P12", "wos")
+    assert len(_final([bare, doi, paged])) == 3
+
+
+def test_a_bodys_name_is_one_author_in_any_word_order():
+    """WoS writes one body's name in several orders; a person's name, or a short body's, keeps its key."""
+    orders = ["National Academies of Sciences Engineering and Medicine", "Engineering National Academies of Sciences "
+              "Medicine", "National Academies of Sciences Medicine Engineering",
+              "National Academies of Sciences Engineering and Medicine and others"]
+    assert len({author_key(name) for name in orders}) == 1
+    assert author_key("National Academies of Sciences, Engineering, and M.") != author_key(orders[0])
+    assert author_key("Smith JA") == "SMITH J" and author_key("World Health Organization") == "WORLDHEALTH O"

@@ -440,6 +440,8 @@ def author_keys(name: str | None) -> tuple[str | None, str | None]:
         return None, None
     if _ANONYMOUS.match(name.strip("*[] ")) or _ANONYMOUS.match(name):
         return ANONYMOUS, None
+    if corporate := _corporate_key(name):
+        return corporate, None
     name = name.strip().lstrip("*").replace("[", " ").replace("]", " ").strip()   # "[刘天羽 LIU Tian-yu]"
     name = _SUFFIX.sub("", name)
     if "," in name:
@@ -455,6 +457,24 @@ def author_keys(name: str | None) -> tuple[str | None, str | None]:
             other = _surname_key(" ".join(tokens[:cut]), " ".join(tokens[cut:]))
         cut -= 1   # "Horwitz Barry", "Reynolds Amanda C.": a given name written out
     return _surname_key(" ".join(tokens[:cut]), " ".join(tokens[cut:])), other
+
+
+_BODIES = re.compile(r"(?i)\b(?:academ(?:y|ies)|organi[sz]ation|association|society|council|committee|institute|"
+                     r"agency|department|ministry|commission|board|foundation|federation|bureau|consortium|"
+                     r"task force|office|centers?|centres?|network|alliance|union|assembly|secretariat)\b")
+_GLUE = frozenset({"AND", "OF", "THE", "FOR", "ON", "IN", "OTHERS", "&", "ET", "AL"})
+
+
+def _corporate_key(name: str) -> str | None:
+    """A body's name ("National Academies of Sciences, Engineering, and Medicine", of four words or more):
+    its words without the glue between them, sorted, so that the orders WoS writes it in ("Engineering
+    National Academies of Sciences Medicine", "National Academies of Sciences Medicine Engineering", "…
+    and others") are one author; else None."""
+    words = _words(name)
+    if len(words) < 4 or not _BODIES.search(name):
+        return None
+    kept = sorted(set(w for w in words if w not in _GLUE and len(w) > 1))
+    return "".join(kept) if len(kept) >= 3 else None
 
 
 def _surname_key(surname: str, given: str) -> str | None:
@@ -659,8 +679,30 @@ def _by_title(titled: list[set[tuple[bool, "_Form"]]], merged: dict[str, str]) -
             if found:
                 if len(found) == 1:
                     out[identity] = found.pop()
+                elif not by_role[is_title][0][0].surname and (one := _one_doi(found)):
+                    out[identity] = one
                 break
     return out
+
+
+def _one_doi(found: set[str]) -> str | None:
+    """For a reference without an author: the one DOI (or PMID) among the identities its title leads to
+    when the others are keys without volume and page, the same report under other corporate authors
+    ("National Academies of Sciences Engineering and Medicine, 2018, Data Science for Undergraduates: …,
+    DOI 10.17226/25104" and "Committee on Envisioning the Data Science Discipline …, 2018, Data Science for
+    Undergraduates: …", where Scopus writes "Data Science for Undergraduates: …, (2018)"); else None."""
+    ids = [i for i in found if i.startswith(("doi:", "pmid:"))]
+    if len(ids) != 1:
+        return None
+    return ids[0] if all(_key_rank(i) == 3 for i in found if i != ids[0]) else None
+
+
+def _key_rank(identity: str) -> int | None:
+    """A key's rank as `_Form.rank` gives it (2 with volume and page, 3 without); None for no key."""
+    if not identity.startswith("key:"):
+        return None
+    *_, volume, page = identity.split("|")
+    return 2 if volume and page else 3
 
 
 def _mistyped_pages(titled: list[set[tuple[bool, "_Form"]]], merged: dict[str, str]) -> dict[str, str]:
