@@ -348,6 +348,20 @@ def test_wos_bibtex_cited_references_keep_their_lines(tmp_path):
     assert [r.title for r in records[1:]] == ["a", "b"] and not skips.items   # a key is no identity
 
 
+def test_an_escaped_brace_a_line_break_split_is_read_whole(tmp_path):
+    """Web of Science wraps its BibTeX lines at a width, once between the backslash and the brace of "\\}"
+    (a formula in an abstract, seen in a real export): the entry is read whole, the next entry keeps its line,
+    and an escaped backslash at a line's end ("\\\\", a LaTeX line break) is left as it is."""
+    text = ("@article{ WOS:1,\nTitle = {A},\nAbstract = {VO2max\\$\\{\\dot\\{V\\}\\}\\_\\{\\{\\{O\\}\\\n"
+            "   }\\}\\$, for 30 min},\nYear = {2024},\n}\n\n"
+            "@article{ WOS:2,\nTitle = {B \\\\\n   {C}},\nYear = {2024},\n}\n")
+    path = tmp_path / "wos.bib"
+    path.write_text(text, encoding="utf-8")
+    records, skips = read(read_bibtex, path)
+    assert not skips.items and [r.title[:1] for r in records] == ["A", "B"]
+    assert records[0].abstract.endswith(", for 30 min") and records[1].origin.line == 8
+
+
 def test_entries_bibtexparser_sets_aside_are_read_as_bibtex_reads_them(tmp_path):
     """Scopus writes distinct works under one key (first author and year) and one `funding_details` per
     funder: every entry is a record, in file order, and a repeated field is read at its first value, as

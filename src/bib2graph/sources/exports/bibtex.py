@@ -36,6 +36,9 @@ _YEAR = re.compile(r"\b(\d{4})\b")
 _CITED_BY = re.compile(r"cited by:?\s*(\d+)", re.IGNORECASE)
 _REPRINT = re.compile(r"\s*\((?:Reprint|Corresponding) Author\)", re.IGNORECASE)
 _AND_OR_BRACE = re.compile(r"(?<!\\)[{}]|\s+and\s+", re.IGNORECASE)
+#: an escaped brace that a line break split: Web of Science wraps its lines at a width, once between the
+#: backslash and the brace of "\}" (a formula in an abstract); the brace then closes the entry early
+_SPLIT_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*\\)(\r?\n[ \t]*)([{}])")
 #: fields a producer writes more than once in one entry: Scopus, one `funding_details` per funder
 _REPEATED_BY_DESIGN = frozenset({"funding_details"})
 
@@ -61,7 +64,7 @@ def bibtex_entries(text: str, name: str, skips: Skips) -> list[Any]:
     same (`_readable`); the blocks it could not read go to `skips` with their line."""
     import bibtexparser
 
-    library = bibtexparser.parse_string(text)
+    library = bibtexparser.parse_string(_SPLIT_ESCAPE.sub(r"\1\3\2", text))   # the break after, lines kept
     entries, set_aside = list(library.entries), []
     for block in library.failed_blocks:
         if _readable(block):
