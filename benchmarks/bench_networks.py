@@ -6,8 +6,7 @@ and network kind (the kind's defaults, the spec's default communities, metrics a
 processes run, each measuring its own peak memory (ru_maxrss):
 
 * the network job: ``phases.run_network`` as the workflow runs it (read the corpus, build, write the
-  tables; the rule's two threads, so eigenvector centrality goes in a forked process beside the seed's
-  clustering), with seconds per stage (``timings``) and its peak plus its child's;
+  tables; one thread), with seconds per stage (``timings``) and its peak;
 * the stability job (``phases.run_stability``: the other seeds' clusterings, a job of its own that the
   workflow runs beside the export and layout), printed beside the row, not in its ratio;
 * the floors, on the network just written: the bare sparse product the kind's counting computes
@@ -141,7 +140,6 @@ def make(root: Path, size: int) -> dict:
 
 
 def network_job(root: Path, kind: str) -> dict:
-    from bib2graph import registry
     from bib2graph.phases import run_network
     from bib2graph.skips import Skips
 
@@ -151,11 +149,10 @@ def network_job(root: Path, kind: str) -> dict:
     start = time.perf_counter()
     run_network(_spec(kind), kind, {"corpus": _corpus_paths(root)},
                 {"metrics": str(folder / "graph/metrics.json"), "edges": str(folder / "edges.parquet")},
-                Skips(), timings=stages, threads=registry.threads("network", _corpus_paths(root)))
+                Skips(), timings=stages)
     seconds = time.perf_counter() - start
     metrics = json.loads((folder / "graph/metrics.json").read_text(encoding="utf-8"))
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024   # the eigenvector process
-    return {"seconds": seconds, "peak_mb": _peak_mb() + children, "stages": stages, "peaks": stages.peaks, "nodes": metrics["nodes"],
+    return {"seconds": seconds, "peak_mb": _peak_mb(), "stages": stages, "peaks": stages.peaks, "nodes": metrics["nodes"],
             "edges": metrics["edges"], "betweenness": metrics["betweenness"], "evidence": metrics["evidence"]}
 
 

@@ -274,11 +274,10 @@ NETWORK_TABLES = {"coupling": _WORK_TABLES, "cocitation": _WORK_TABLES, "citatio
 
 
 def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
-                timings: dict[str, float] | None = None, threads: int = 1) -> dict[str, Any]:
+                timings: dict[str, float] | None = None) -> dict[str, Any]:
     """The network's tables and metrics; drawings (GraphML and the other visual formats) are the export
     job's, with its reduction; the stability of its clusters the stability job's. `timings` gets seconds per
-    stage (benchmarks/bench_networks.py); `threads` are the job's (with two, eigenvector centrality goes
-    beside the seed's clustering and PageRank: networks.pipeline)."""
+    stage (benchmarks/bench_networks.py). One thread: its stages run one after another."""
     from . import networks
     from .networks.timing import stopwatch
 
@@ -290,7 +289,7 @@ def run_network(spec: dict, kind: str, inp: Named, out: Named, skips: Skips,
     cited = read_table(inp["cited"], CITED) if inp.get("cited") else None
     lap("read")
     net = networks.build(kind, corpus, params, spec["communities"], cited=cited, metrics=spec.get("metrics"),
-                         timings=timings, workers=threads, name=False, stability=False)
+                         timings=timings, name=False, stability=False)
     lap = stopwatch(timings)   # the build lapped its own stages
     net.write(Path(out["edges"]).parent, graph=Path(out["metrics"]).parent, conformed=True)   # as built
     lap("write")
@@ -569,7 +568,7 @@ PHASES: dict[str, Callable[..., dict[str, Any]]] = {
     "simulate": run_simulate, "report": run_report,
 }
 #: phases that use a second thread when Snakemake gives them one (registry.DEMANDS)
-THREADED = ("network", "export")
+THREADED = ("export",)
 
 
 def run(rule: str, kind: str | None, params: str, inputs: Named, outputs: Named, threads: int = 1) -> dict[str, Any]:

@@ -280,10 +280,9 @@ class Demand:
 #: from an iterator; since, 1.0–1.3 GB at 500k rows and 5.3 GB at 2.5M (coupling, 41.6M edges); the export job, whose visual formats hold at most
 #: export.max_edges edges and whose CSV is written a chunk at a time, peaked at 0.8–1.0 GB for 5M edges
 #: (0.15 KB per edge with its tables; 2.7 KB when networkx wrote every edge). Jobs are single-threaded
-#: (igraph, numpy; PRPACK on one OpenMP thread), so more threads would only wait, except the network job's
-#: second thread from 100k to 1.5M reference rows (about 3,000 to 60,000 works; graphs below are too small to
-#: gain, above too large to hold twice): a forked process runs eigenvector centrality beside the seed's run
-#: and PageRank (networks.beside). The stability job holds the edges as int32 codes and weights (16 bytes
+#: (igraph, numpy; PRPACK on one OpenMP thread), so more threads would only wait (the network job's second
+#: thread, which ran eigenvector centrality in a forked process, went when scipy's sparse solver made it a
+#: fraction of the job). The stability job holds the edges as int32 codes and weights (16 bytes
 #: an edge) and igraph's graph with Leiden's own arrays: 612 MB at 5.7M edges, some 65 bytes an edge above
 #: the job's 250 MB of imports. The export job's second
 #: thread, from 1M to 20M edges, writes the CSV tables (every edge, a chunk at a time) beside the other
@@ -295,7 +294,7 @@ class Demand:
 #: edges, 941 MB at 9.3M, 3.2 GB at 41.7M, where it peaked at 9.5 GB with a pandas table of string IDs).
 #: Other rules: one thread, `base_mb`.
 DEMANDS = {
-    "network": Demand(per_row_kb=2.5, rows_of="references.parquet", two_threads_rows=(100_000, 1_500_000)),
+    "network": Demand(per_row_kb=2.5, rows_of="references.parquet"),
     "layout": Demand(base_mb=500, per_row_kb=0.1, rows_of="edges.parquet"),
     "stability": Demand(base_mb=500, per_row_kb=0.1, rows_of="edges.parquet"),
     "export": Demand(per_row_kb=0.2, rows_of="edges.parquet", two_threads_rows=(1_000_000, 20_000_000)),

@@ -52,8 +52,8 @@ def _fail(job_name: str, code: str, message: str, exit_code: int, retryable: boo
 
 def _peak_mb() -> float:
     """The job's peak resident memory (VmHWM: exact, where Snakemake's benchmark samples every 30 s), plus
-    the largest peak of the processes it forked (networks.beside: the network job's eigenvector centrality,
-    the export job's CSV): an upper bound, as pages a child shares with the job count twice."""
+    the largest peak of the processes it forked (networks.beside: the export job's CSV): an upper bound, as
+    pages a child shares with the job count twice."""
     status = Path("/proc/self/status")
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     for line in status.read_text().splitlines() if status.exists() else []:

@@ -1,17 +1,16 @@
 """Work a job runs beside its own, in a forked process, when Snakemake gives it a second thread and the
 machine has a core to spare (`spare_core`).
 
-The network job's eigenvector centrality needs only the graph, not PageRank or the seed's partition, so it
-can run while the job clusters and ranks (as the stability score's other Leiden runs did before they became
-a job of their own, and still do where a network is built in one process: `networks.build`); the export
-job's CSV tables need nothing of the other formats. igraph and the writers hold the GIL, so threads would not
+The stability score's other Leiden runs need only the graph, not PageRank or the seed's partition, so where
+a network is built in one process (`networks.build` with `stability`) they run while it clusters and ranks
+(the workflow's network job leaves them to the stability job); the export job's CSV tables need nothing of
+the other formats. igraph and the writers hold the GIL, so threads would not
 overlap; a forked child shares the job's memory copy-on-write and sends back each result (numpy arrays, a
 few MB, or nothing) as it is done. The results are the same wherever the work runs; work a child did not
 send because it died (the kernel's out-of-memory killer, say; or an error, which the job then raises) is
 done again in the job. So is work the child is starved of CPU for: at the lowest priority on a node other
 processes fill, it gets almost none, and a job waiting for it would wait on them (at 20k works beside a
-test suite, 3 s for an eigenvector centrality the job computes in 1); the waiter stops it and does the
-rest itself.
+test suite, 3 s for a centrality the job computed in 1); the waiter stops it and does the rest itself.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ from typing import Any, Callable, Iterable
 
 #: graphs with fewer edges keep all work in the job: a fork costs more than it saves there
 FORK_MIN_EDGES = 50_000
-#: nor do graphs with more: the child's own memory (Leiden's, eigenvector's, some 40–90 bytes an edge) on
+#: nor do graphs with more: the child's own memory (Leiden's, some 40–90 bytes an edge) on
 #: top of the job's would pass what the job asks of the scheduler (at 100k works, 41.6M coupling edges:
 #: 5.8 GB in the job, 3.7 GB in the child)
 FORK_MAX_EDGES = 20_000_000
