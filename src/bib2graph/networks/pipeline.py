@@ -162,7 +162,7 @@ def _graph_only_work(n: int, i: np.ndarray, j: np.ndarray, weight: np.ndarray, g
         return _communities.other_partitions(graph, community_params, n)
 
     def eigen():
-        return eigenvector(n, i, j, weight, community_params["seed"], graph, metric_settings["eigenvector"]["enabled"])
+        return eigenvector(n, i, j, weight, graph, metric_settings["eigenvector"]["enabled"])
 
     if not stability or workers < 2 or not FORK_MIN_EDGES <= graph.ecount() <= FORK_MAX_EDGES or not spare_core():
         return others, eigen

@@ -470,8 +470,7 @@ def _corporate_key(name: str) -> str | None:
     its words without the glue between them, sorted, so that the orders WoS writes it in ("Engineering
     National Academies of Sciences Medicine", "National Academies of Sciences Medicine Engineering", "…
     and others") are one author; else None."""
-    words = _words(name)
-    if len(words) < 4 or not _BODIES.search(name):
+    if not _BODIES.search(name) or len(words := _words(name)) < 4:   # most names hold no body's word
         return None
     kept = sorted(set(w for w in words if w not in _GLUE and len(w) > 1))
     return "".join(kept) if len(kept) >= 3 else None
@@ -679,7 +678,7 @@ def _by_title(titled: list[set[tuple[bool, "_Form"]]], merged: dict[str, str]) -
             if found:
                 if len(found) == 1:
                     out[identity] = found.pop()
-                elif not by_role[is_title][0][0].surname and (one := _one_doi(found)):
+                elif not by_role[is_title][0][0].surname and (one := _one_doi(found)):   # no author
                     out[identity] = one
                 break
     return out
@@ -692,17 +691,15 @@ def _one_doi(found: set[str]) -> str | None:
     DOI 10.17226/25104" and "Committee on Envisioning the Data Science Discipline …, 2018, Data Science for
     Undergraduates: …", where Scopus writes "Data Science for Undergraduates: …, (2018)"); else None."""
     ids = [i for i in found if i.startswith(("doi:", "pmid:"))]
-    if len(ids) != 1:
-        return None
-    return ids[0] if all(_key_rank(i) == 3 for i in found if i != ids[0]) else None
+    return ids[0] if len(ids) == 1 and all(_bare_key(i) for i in found if i != ids[0]) else None
 
 
-def _key_rank(identity: str) -> int | None:
-    """A key's rank as `_Form.rank` gives it (2 with volume and page, 3 without); None for no key."""
+def _bare_key(identity: str) -> bool:
+    """A key that lacks its volume or its page (`_key`'s last two fields; rank 3 of `_Form.rank`)."""
     if not identity.startswith("key:"):
-        return None
+        return False
     *_, volume, page = identity.split("|")
-    return 2 if volume and page else 3
+    return not (volume and page)
 
 
 def _mistyped_pages(titled: list[set[tuple[bool, "_Form"]]], merged: dict[str, str]) -> dict[str, str]:
